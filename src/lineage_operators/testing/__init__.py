@@ -1,0 +1,1 @@
+"""Testing harness for lineage (implementation pending)."""

@@ -1,0 +1,1 @@
+"""pytest plugin (implementation pending)."""
