@@ -1,0 +1,42 @@
+"""Complete OpenLineage lineage for PySpark jobs run from Airflow, with no hand annotation.
+
+Public names load on first use, so importing this package (or parsing a DAG file that uses it)
+imports neither pyspark nor openlineage nor the OpenLineage provider.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from lineage_operators._version import __version__
+
+if TYPE_CHECKING:
+    from lineage_operators.mixin import OpenLineageMixin
+    from lineage_operators.model import DatasetName, LineageDataset
+    from lineage_operators.operators.pyspark import LineageAwarePySparkOperator, SparkJobError
+    from lineage_operators.recorder import LineageRecorder
+
+_EXPORTS = {
+    "OpenLineageMixin": "lineage_operators.mixin",
+    "LineageAwarePySparkOperator": "lineage_operators.operators.pyspark",
+    "SparkJobError": "lineage_operators.operators.pyspark",
+    "LineageRecorder": "lineage_operators.recorder",
+    "LineageDataset": "lineage_operators.model",
+    "DatasetName": "lineage_operators.model",
+}
+
+__all__ = [*_EXPORTS, "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lineage_operators' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

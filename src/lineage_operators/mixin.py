@@ -1,0 +1,209 @@
+"""Lineage for any Airflow operator: record during ``execute``, report through the provider.
+
+The provider calls the three ``get_openlineage_facets_*`` methods in a forked child with a time
+limit, after (or, for ``on_start``, before) ``execute``. So they are pure over attributes set on
+the operator: no SparkSession, JVM or network here, and attributes that were never set (task
+skipped, failed early, deferred) are normal. OpenLineage modules are imported only inside them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from lineage_operators.model import LineageDataset
+from lineage_operators.recorder import DatasetLike, LineageRecorder, sorted_datasets
+
+if TYPE_CHECKING:
+    from airflow.providers.openlineage.extractors import OperatorLineage
+
+log = logging.getLogger(__name__)
+
+DECLARED_FIELDS = ("inputs", "outputs")
+
+
+class OpenLineageMixin:
+    """Gives an operator a ``lineage`` recorder and the provider's three OpenLineage methods.
+
+    Put it before the operator class: ``class MyOperator(OpenLineageMixin, BaseOperator)``.
+    In ``execute`` call ``self.lineage.add_input("s3://bucket/key")`` (or ``add_output``,
+    ``add_run_facet``, ``add_job_facet``). ``inputs=`` / ``outputs=`` declare datasets known
+    before the run (templated); they and Airflow ``inlets`` / ``outlets`` are reported at start.
+    """
+
+    inputs: Any
+    outputs: Any
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fields = tuple(getattr(cls, "template_fields", ()))
+        missing = tuple(name for name in DECLARED_FIELDS if name not in fields)
+        if missing:
+            cls.template_fields = (*fields, *missing)
+
+    def __init__(
+        self,
+        *args: Any,
+        inputs: DatasetLike | Sequence[DatasetLike] | None = None,
+        outputs: DatasetLike | Sequence[DatasetLike] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.inputs = validate_declared(inputs, "inputs")
+        self.outputs = validate_declared(outputs, "outputs")
+
+    # -- recording -----------------------------------------------------------------------
+
+    @property
+    def lineage(self) -> LineageRecorder:
+        """The recorder for the current run; created on first use."""
+        recorder = self.__dict__.get("_lineage_recorder")
+        if recorder is None:
+            recorder = LineageRecorder(self._lineage_label())
+            self._lineage_recorder = recorder
+        return recorder
+
+    def reset_lineage(self) -> None:
+        """Forget what an earlier run recorded; operators call it when ``execute`` starts."""
+        self._lineage_recorder = LineageRecorder(self._lineage_label())
+
+    @property
+    def resolved_inputs(self) -> list[LineageDataset]:
+        """Datasets this run actually read, resolved and de-duplicated, sorted."""
+        return self.lineage.inputs
+
+    @property
+    def resolved_outputs(self) -> list[LineageDataset]:
+        """Datasets this run actually wrote, resolved and de-duplicated, sorted."""
+        return self.lineage.outputs
+
+    # -- the provider's interface ----------------------------------------------------------
+
+    def get_openlineage_facets_on_start(self) -> OperatorLineage | None:
+        return self._operator_lineage("start", include_recorded=False)
+
+    def get_openlineage_facets_on_complete(self, task_instance: Any) -> OperatorLineage | None:
+        return self._operator_lineage("complete", include_recorded=True)
+
+    def get_openlineage_facets_on_failure(self, task_instance: Any) -> OperatorLineage | None:
+        # The provider adds the errorMessage facet itself; we report what was touched before.
+        return self._operator_lineage("failure", include_recorded=True)
+
+    def _operator_lineage(self, stage: str, *, include_recorded: bool) -> OperatorLineage | None:
+        try:
+            from airflow.providers.openlineage.extractors import OperatorLineage
+        except ImportError:
+            return None
+        label = self._lineage_label()
+        try:
+            declared = self._declared_lineage()
+            inputs = [*declared.inputs]
+            outputs = [*declared.outputs]
+            run_facets: dict[str, Any] = {}
+            job_facets: dict[str, Any] = {}
+            recorder = self.__dict__.get("_lineage_recorder")
+            if include_recorded and recorder is not None:
+                inputs += recorder.inputs
+                outputs += recorder.outputs
+                run_facets.update(recorder.run_facets)
+                job_facets.update(recorder.job_facets)
+            return OperatorLineage(
+                inputs=_to_openlineage(sorted_datasets(inputs), "input", label),
+                outputs=_to_openlineage(sorted_datasets(outputs), "output", label),
+                run_facets=run_facets,
+                job_facets=job_facets,
+            )
+        except Exception as error:
+            log.warning("Lineage of task %s: %s event lineage failed: %s", label, stage, error, exc_info=True)
+            return OperatorLineage()
+
+    def _declared_lineage(self) -> LineageRecorder:
+        declared = LineageRecorder(self._lineage_label())
+        declared.add_inputs(_as_list(getattr(self, "inputs", None)))
+        declared.add_outputs(_as_list(getattr(self, "outputs", None)))
+        inlets, outlets = getattr(self, "inlets", None) or [], getattr(self, "outlets", None) or []
+        if inlets or outlets:
+            from airflow.providers.openlineage.extractors.manager import ExtractorManager
+
+            for inlet in inlets:
+                if (dataset := _convert_airflow_lineage(ExtractorManager, inlet)) is not None:
+                    declared.add_input(dataset)
+            for outlet in outlets:
+                if (dataset := _convert_airflow_lineage(ExtractorManager, outlet)) is not None:
+                    declared.add_output(dataset)
+        return declared
+
+    def _lineage_label(self) -> str:
+        dag_id = getattr(self, "dag_id", None)
+        task_id = getattr(self, "task_id", None) or type(self).__name__
+        return f"{dag_id}.{task_id}" if dag_id else str(task_id)
+
+
+def _convert_airflow_lineage(manager: Any, entity: Any) -> Any:
+    try:
+        return manager.convert_to_ol_dataset(entity)
+    except Exception as error:
+        log.warning("Lineage: could not convert inlet/outlet %r: %s", entity, error)
+        return None
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, (str, LineageDataset)) or hasattr(value, "namespace"):
+        return [value]
+    return list(value)
+
+
+def _to_openlineage(datasets: Iterable[LineageDataset], direction: str, label: str) -> list[Any]:
+    """Build the provider's dataset objects one by one, so one bad facet loses one dataset only."""
+    from airflow.providers.common.compat.openlineage.facet import InputDataset, OutputDataset
+
+    built: list[Any] = []
+    for dataset in datasets:
+        try:
+            if direction == "input":
+                built.append(
+                    InputDataset(dataset.namespace, dataset.name, dict(dataset.facets),
+                                 inputFacets=dict(dataset.input_facets))
+                )
+            else:
+                built.append(
+                    OutputDataset(dataset.namespace, dataset.name, dict(dataset.facets),
+                                  outputFacets=dict(dataset.output_facets))
+                )
+        except Exception as error:
+            log.warning("Lineage of task %s: dropped %s dataset %s: %s", label, direction, dataset.uri, error)
+    return built
+
+
+def validate_declared(value: Any, argument: str) -> Any:
+    """Check declared datasets when the DAG is defined, where a clear error helps most.
+
+    Only the shape is checked here (no OpenLineage import at parse time); values are named at
+    run time, after templates are rendered, where a bad value is a warning and not a failure.
+    """
+    for item in _as_list(value):
+        if isinstance(item, LineageDataset):
+            continue
+        if isinstance(item, str):
+            text = item.strip()
+            if not text:
+                raise ValueError(f"{argument}: empty dataset string")
+            templated = "{{" in text or "{%" in text
+            if not templated and "://" not in text and ":" not in text.split("/", 1)[0] \
+                    and not text.startswith("/"):
+                raise ValueError(
+                    f"{argument}: {item!r} is neither an absolute path nor a URI; "
+                    "use e.g. '/data/x', 's3://bucket/key', 'postgres://host:5432/db.schema.table', "
+                    "or record tables with lineage.add_input(name, namespace=...)"
+                )
+            continue
+        if isinstance(getattr(item, "namespace", None), str) and isinstance(getattr(item, "name", None), str):
+            continue
+        raise TypeError(
+            f"{argument}: expected a path/URI string or a dataset with namespace and name, "
+            f"got {type(item).__name__}: {item!r}"
+        )
+    return value

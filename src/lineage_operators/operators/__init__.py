@@ -1,0 +1,1 @@
+"""Operators built on :class:`lineage_operators.OpenLineageMixin`."""

@@ -1,0 +1,128 @@
+"""The recording API an operator uses during ``execute`` to say what it read and wrote.
+
+Every public method here is lineage code running inside a production task: it never raises.
+Bad input becomes a logged warning naming the task, and the rest of the record is kept.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from lineage_operators._optional import openlineage_client_available
+from lineage_operators.model import LineageDataset
+
+log = logging.getLogger(__name__)
+
+DatasetLike = Any
+"""A path or URI string, a :class:`LineageDataset`, or any object with ``namespace`` and ``name``
+(an OpenLineage ``Dataset``). Kept as ``Any`` so that no OpenLineage type is needed to call in."""
+
+
+class LineageRecorder:
+    """Collects inputs, outputs and facets for one task run.
+
+    Datasets are merged by (namespace, name) as they arrive, so callers may record the
+    same dataset many times (once per Spark action, say) at no cost to the final event.
+    """
+
+    def __init__(self, task_label: str) -> None:
+        self.task_label = task_label
+        self._inputs: dict[tuple[str, str], LineageDataset] = {}
+        self._outputs: dict[tuple[str, str], LineageDataset] = {}
+        self.run_facets: dict[str, Any] = {}
+        self.job_facets: dict[str, Any] = {}
+        self._warned_unavailable = False
+
+    @property
+    def inputs(self) -> list[LineageDataset]:
+        return sorted_datasets(self._inputs.values())
+
+    @property
+    def outputs(self) -> list[LineageDataset]:
+        return sorted_datasets(self._outputs.values())
+
+    def add_input(
+        self, dataset: DatasetLike, *, namespace: str | None = None, facets: Mapping[str, Any] | None = None
+    ) -> None:
+        """Record a dataset the task read. ``namespace`` qualifies a bare table name."""
+        self._add(self._inputs, dataset, namespace, facets)
+
+    def add_output(
+        self, dataset: DatasetLike, *, namespace: str | None = None, facets: Mapping[str, Any] | None = None
+    ) -> None:
+        """Record a dataset the task wrote. ``namespace`` qualifies a bare table name."""
+        self._add(self._outputs, dataset, namespace, facets)
+
+    def add_inputs(self, datasets: Iterable[DatasetLike]) -> None:
+        for dataset in datasets:
+            self.add_input(dataset)
+
+    def add_outputs(self, datasets: Iterable[DatasetLike]) -> None:
+        for dataset in datasets:
+            self.add_output(dataset)
+
+    def add_run_facet(self, name: str, facet: Any) -> None:
+        self.run_facets[name] = facet
+
+    def add_job_facet(self, name: str, facet: Any) -> None:
+        self.job_facets[name] = facet
+
+    def _add(
+        self,
+        target: dict[tuple[str, str], LineageDataset],
+        dataset: DatasetLike,
+        namespace: str | None,
+        facets: Mapping[str, Any] | None,
+    ) -> None:
+        try:
+            resolved = self._resolve(dataset, namespace)
+            if resolved is None:
+                return
+            if facets:
+                resolved = resolved.merged_with(LineageDataset(resolved.namespace, resolved.name, dict(facets)))
+            key = (resolved.namespace, resolved.name)
+            known = target.get(key)
+            target[key] = known.merged_with(resolved) if known else resolved
+        except Exception as error:
+            log.warning("Lineage of task %s: could not record dataset %r: %s", self.task_label, dataset, error)
+
+    def _resolve(self, dataset: DatasetLike, namespace: str | None) -> LineageDataset | None:
+        if isinstance(dataset, LineageDataset):
+            return dataset
+        if isinstance(dataset, str):
+            if not openlineage_client_available():
+                if not self._warned_unavailable:
+                    log.info("Lineage of task %s is not recorded: openlineage-python is not installed.",
+                             self.task_label)
+                    self._warned_unavailable = True
+                return None
+            from lineage_operators.naming import parse_dataset
+
+            name = parse_dataset(dataset, namespace=namespace)
+            return LineageDataset(name.namespace, name.name)
+        return from_openlineage_dataset(dataset)
+
+
+def from_openlineage_dataset(dataset: Any) -> LineageDataset:
+    """Adopt an OpenLineage ``Dataset`` (or anything shaped like one) with its facets."""
+    namespace, name = dataset.namespace, dataset.name
+    if not isinstance(namespace, str) or not isinstance(name, str) or not namespace or not name:
+        raise ValueError(f"a dataset needs a non-empty namespace and name, got {namespace!r}, {name!r}")
+    return LineageDataset(
+        namespace,
+        name,
+        dict(getattr(dataset, "facets", None) or {}),
+        dict(getattr(dataset, "inputFacets", None) or {}),
+        dict(getattr(dataset, "outputFacets", None) or {}),
+    )
+
+
+def sorted_datasets(datasets: Iterable[LineageDataset]) -> list[LineageDataset]:
+    """Merge duplicates by (namespace, name) and sort, so events are deterministic."""
+    merged: dict[tuple[str, str], LineageDataset] = {}
+    for dataset in datasets:
+        known = merged.get(dataset.key)
+        merged[dataset.key] = known.merged_with(dataset) if known else dataset
+    return [merged[key] for key in sorted(merged)]

@@ -1,0 +1,143 @@
+"""Where the task's SparkSession comes from: master or Spark Connect URL, conf, ownership."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MASTER = "local[*]"
+PARENT_JOB_PREFIX = "spark.openlineage.parent"
+
+
+@dataclass
+class SessionSpec:
+    """What to connect to. ``remote`` set means Spark Connect (``sc://...``)."""
+
+    master: str | None = DEFAULT_MASTER
+    remote: str | None = None
+    conf: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_connect(self) -> bool:
+        return self.remote is not None
+
+
+def spec_from_master(master: str | None, conf: Mapping[str, Any] | None = None) -> SessionSpec:
+    """``sc://`` URLs are Spark Connect; anything else is a classic master URL."""
+    values = {str(k): str(v) for k, v in (conf or {}).items()}
+    if master and master.startswith("sc://"):
+        return SessionSpec(master=None, remote=master, conf=values)
+    return SessionSpec(master=master or DEFAULT_MASTER, conf=values)
+
+
+def spec_from_connection(conn_id: str, conf: Mapping[str, Any] | None = None) -> SessionSpec:
+    """Read an Airflow ``spark`` or ``spark_connect`` connection as Airflow's Spark provider does."""
+    from airflow.sdk import BaseHook
+
+    connection = BaseHook.get_connection(conn_id)
+    host = connection.host or ""
+    if connection.conn_type == "spark_connect":
+        url = host if host.startswith("sc://") else f"sc://{host}"
+        if connection.port:
+            url = f"{url}:{connection.port}"
+        params = []
+        extra = connection.extra_dejson or {}
+        if connection.login:
+            params.append(f"user_id={connection.login}")
+        if token := (connection.password or extra.get("token")):
+            params.append(f"token={token}")
+        if extra.get("use_ssl"):
+            params.append("use_ssl=true")
+        if params:
+            url = f"{url}/;{';'.join(params)}"
+        return spec_from_master(url, conf)
+    master = host
+    if connection.port:
+        master = f"{master}:{connection.port}"
+    extra_conf = dict((connection.extra_dejson or {}).get("spark_conf", {}) or {})
+    return spec_from_master(master or DEFAULT_MASTER, {**extra_conf, **(conf or {})})
+
+
+def with_parent_job_information(conf: Mapping[str, str], context: Any) -> dict[str, str]:
+    """Add the provider's ``spark.openlineage.parent*`` keys so a cluster-side Spark listener
+    nests its runs under this task. Nothing is added when the user set any of them, or when
+    the provider is not installed; never raises."""
+    values = dict(conf)
+    if any(key.startswith(PARENT_JOB_PREFIX) for key in values):
+        return values
+    try:
+        from airflow.providers.openlineage.utils.spark import (
+            inject_parent_job_information_into_spark_properties,
+        )
+    except ImportError:
+        return values
+    try:
+        injected = inject_parent_job_information_into_spark_properties(values, context)
+        return {str(k): str(v) for k, v in injected.items()}
+    except Exception as error:
+        log.warning("Could not add OpenLineage parent job information to Spark conf: %s", error)
+        return values
+
+
+def ensure_java() -> None:
+    """Fail with one clear line, not a JVM launch stack trace, when Java 17+ is missing."""
+    java = shutil.which("java")
+    if java is None:
+        raise RuntimeError("Java 17 or newer is required to run Spark, and no `java` is on PATH.")
+    try:
+        output = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30).stderr
+    except (OSError, subprocess.SubprocessError) as error:
+        raise RuntimeError(f"Java 17 or newer is required to run Spark; `java -version` failed: {error}") from None
+    version = java_major_version(output)
+    if version is not None and version < 17:
+        raise RuntimeError(f"Java 17 or newer is required to run Spark; found Java {version}.")
+
+
+def java_major_version(version_output: str) -> int | None:
+    """``openjdk version "17.0.15"`` -> 17; ``"1.8.0_392"`` -> 8."""
+    for token in version_output.split('"')[1:2]:
+        parts = token.split(".")
+        try:
+            major = int(parts[0])
+            return int(parts[1]) if major == 1 and len(parts) > 1 else major
+        except ValueError:
+            return None
+    return None
+
+
+def open_session(spec: SessionSpec) -> tuple[SparkSession, bool]:
+    """Return ``(session, owned)``; ``owned`` is False when an active session was reused,
+    so the caller stops only what it created."""
+    from pyspark.sql import SparkSession
+
+    if not spec.is_connect:
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            for key, value in spec.conf.items():
+                _set_runtime_conf(active, key, value)
+            return active, False
+        ensure_java()
+    builder = SparkSession.builder
+    if spec.is_connect:
+        builder = builder.remote(spec.remote)
+    elif spec.master:
+        builder = builder.master(spec.master)
+    for key, value in spec.conf.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate(), True
+
+
+def _set_runtime_conf(spark: SparkSession, key: str, value: str) -> None:
+    try:
+        spark.conf.set(key, value)
+    except Exception as error:
+        log.info("Spark conf %s cannot be changed on the already running session: %s", key, error)
