@@ -9,7 +9,7 @@ skipped, failed early, deferred) are normal. OpenLineage modules are imported on
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lineage_operators.model import LineageDataset
@@ -151,7 +151,9 @@ def _convert_airflow_lineage(manager: Any, entity: Any) -> Any:
 def _as_list(value: Any) -> list[Any]:
     if value is None:
         return []
-    if isinstance(value, (str, LineageDataset)) or hasattr(value, "namespace"):
+    if isinstance(value, (str, LineageDataset, Mapping)) or not isinstance(value, Iterable):
+        return [value]
+    if hasattr(value, "namespace"):
         return [value]
     return list(value)
 

@@ -86,7 +86,10 @@ class LineageRecorder:
             known = target.get(key)
             target[key] = known.merged_with(resolved) if known else resolved
         except Exception as error:
-            log.warning("Lineage of task %s: could not record dataset %r: %s", self.task_label, dataset, error)
+            log.warning(
+                "Lineage of task %s: could not record dataset %r: %s",
+                self.task_label, dataset, error or type(error).__name__,
+            )
 
     def _resolve(self, dataset: DatasetLike, namespace: str | None) -> LineageDataset | None:
         if isinstance(dataset, LineageDataset):
