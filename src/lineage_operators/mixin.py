@@ -167,13 +167,21 @@ def _to_openlineage(datasets: Iterable[LineageDataset], direction: str, label: s
         try:
             if direction == "input":
                 built.append(
-                    InputDataset(dataset.namespace, dataset.name, dict(dataset.facets),
-                                 inputFacets=dict(dataset.input_facets))
+                    InputDataset(
+                        namespace=dataset.namespace,
+                        name=dataset.name,
+                        facets=dict(dataset.facets),
+                        inputFacets=dict(dataset.input_facets),
+                    )
                 )
             else:
                 built.append(
-                    OutputDataset(dataset.namespace, dataset.name, dict(dataset.facets),
-                                  outputFacets=dict(dataset.output_facets))
+                    OutputDataset(
+                        namespace=dataset.namespace,
+                        name=dataset.name,
+                        facets=dict(dataset.facets),
+                        outputFacets=dict(dataset.output_facets),
+                    )
                 )
         except Exception as error:
             log.warning("Lineage of task %s: dropped %s dataset %s: %s", label, direction, dataset.uri, error)

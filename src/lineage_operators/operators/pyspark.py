@@ -83,6 +83,11 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         """Override in an internal operator to run its job; the return value goes to XCom."""
         raise NotImplementedError
 
+    def record_lineage(self, spark: SparkSession, context: Any) -> None:
+        """Override to add what Spark cannot see (an API call, a file moved by hand) with
+        ``self.lineage``. Runs after the job, also when it failed; an error here is logged as a
+        warning and never fails the task."""
+
     def execute(self, context: Any) -> Any:
         self.reset_lineage()
         self._context = context
@@ -106,6 +111,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             raise
         finally:
             self._finish_capture(capture)
+            self._record_lineage_safely(spark, context)
             if owned:
                 _stop_quietly(spark)
 
@@ -145,8 +151,14 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             capture.start()
             return capture
         except Exception as error:
-            log.warning("Task %s: lineage capture did not start: %s", self._lineage_label(), error)
+            log.warning("Task %s: lineage capture did not start: %s", self._lineage_label(), _redacted_text(error))
             return None
+
+    def _record_lineage_safely(self, spark: SparkSession, context: Any) -> None:
+        try:
+            self.record_lineage(spark, context)
+        except Exception as error:
+            log.warning("Task %s: record_lineage failed: %s", self._lineage_label(), _redacted_text(error))
 
     def _finish_capture(self, capture: SparkLineageCapture | None) -> None:
         if capture is None:
@@ -160,7 +172,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             for name, facet in result.job_facets.items():
                 self.lineage.add_job_facet(name, facet)
         except Exception as error:
-            log.warning("Task %s: lineage capture failed: %s", self._lineage_label(), error)
+            log.warning("Task %s: lineage capture failed: %s", self._lineage_label(), _redacted_text(error))
 
 
 def _is_connect(spark: Any) -> bool:
@@ -178,20 +190,21 @@ def _openlineage_disabled() -> bool:
         return False
 
 
-def _holds_secret(error: BaseException) -> bool:
+def _redacted_text(error: BaseException) -> str:
     from lineage_operators.redaction import redact_text
 
+    return redact_text(f"{type(error).__name__}: {error}")
+
+
+def _holds_secret(error: BaseException) -> bool:
     try:
-        text = str(error)
-        return redact_text(text) != text
+        return _redacted_text(error) != f"{type(error).__name__}: {error}"
     except Exception:
         return False
 
 
 def _without_secrets(error: BaseException) -> SparkJobError:
-    from lineage_operators.redaction import redact_text
-
-    return SparkJobError(f"{type(error).__name__}: {redact_text(str(error))}")
+    return SparkJobError(_redacted_text(error))
 
 
 def _stop_quietly(spark: SparkSession) -> None:
