@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hypothesis
+import hypothesis.strategies as st
 import pytest
 
 from lineage_operators.redaction import REDACTED, is_secret_key, redact_mapping, redact_text, redact_url
@@ -307,8 +309,6 @@ def test_redact_mapping_non_string_keys() -> None:
     assert redact_mapping({1: "x", None: SECRET})[1] == "x"  # type: ignore[dict-item]
 
 
-hypothesis = pytest.importorskip("hypothesis")
-st = pytest.importorskip("hypothesis.strategies")
 
 _PASSWORDS = st.text(
     alphabet="abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789!$*+-._~", min_size=8, max_size=30
@@ -333,6 +333,9 @@ def test_property_userinfo_password_never_survives(password: str, user: str) -> 
 @hypothesis.settings(database=None)
 @hypothesis.given(password=_PASSWORDS, key=st.sampled_from(["password", "secret", "token", "apiKey", "pwd"]))
 def test_property_secret_param_never_survives(password: str, key: str) -> None:
+    # A password that spells a key or a literal of the URL ("password", "databaseName") is
+    # trivially "present"; it says nothing about redaction.
+    hypothesis.assume(password not in f"jdbc:postgresql://h/db?user=u&{key}=&ssl=true;databaseName=d")
     for url in (
         f"jdbc:postgresql://h/db?user=u&{key}={password}&ssl=true",
         f"jdbc:sqlserver://h;user=u;{key}={password};databaseName=d",
