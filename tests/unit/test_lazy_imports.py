@@ -44,7 +44,9 @@ def test_public_names_load_no_more_than_airflow_python_operator():
 def test_importtime_confirms_no_heavy_module():
     result = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", "import lineage_operators"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     imported = [line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if "|" in line]
     assert "lineage_operators" in imported

@@ -309,7 +309,6 @@ def test_redact_mapping_non_string_keys() -> None:
     assert redact_mapping({1: "x", None: SECRET})[1] == "x"  # type: ignore[dict-item]
 
 
-
 _PASSWORDS = st.text(
     alphabet="abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789!$*+-._~", min_size=8, max_size=30
 )
