@@ -1,1 +1,113 @@
-"""Testing harness for lineage (implementation pending)."""
+"""Test harness for OpenLineage lineage emitted by Airflow DAGs (system tests).
+
+Run a DAG, read what the OpenLineage provider's FileTransport wrote, and compare it with
+expected events keyed ``<dag_id>.<task_id>.event.<type>`` / ``<dag_id>.event.<type>``::
+
+    def test_lineage(run_dag, tmp_path):
+        result = run_dag(my_dag)
+        assert result.state == "success"
+        validate_events(result)
+        assert_events_match_file(result, GOLDEN / "my_dag.json", placeholders={"base_dir": tmp_path})
+
+Names load on first use: importing this package imports neither Airflow nor OpenLineage,
+so the pytest plugin can load before Airflow's environment is set up.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lineage_operators.testing import matchers
+    from lineage_operators.testing.compare import Mismatch, assert_events_match, compare_events
+    from lineage_operators.testing.events import event_key, load_events
+    from lineage_operators.testing.golden import (
+        DEFAULT_EXCLUDE,
+        assert_events_match_file,
+        load_expected,
+        to_expected,
+        write_expected,
+    )
+    from lineage_operators.testing.matchers import ABSENT, ANY, subset, unordered
+    from lineage_operators.testing.runner import (
+        DagRunResult,
+        LineageTransport,
+        flush_openlineage,
+        reset_openlineage_state,
+        run_dag,
+    )
+    from lineage_operators.testing.schema import (
+        SpecNotFoundError,
+        find_spec_dir,
+        validate_event,
+        validate_events,
+    )
+
+_EXPORTS = {
+    "load_events": "lineage_operators.testing.events",
+    "event_key": "lineage_operators.testing.events",
+    "assert_events_match": "lineage_operators.testing.compare",
+    "compare_events": "lineage_operators.testing.compare",
+    "Mismatch": "lineage_operators.testing.compare",
+    "assert_events_match_file": "lineage_operators.testing.golden",
+    "load_expected": "lineage_operators.testing.golden",
+    "write_expected": "lineage_operators.testing.golden",
+    "to_expected": "lineage_operators.testing.golden",
+    "DEFAULT_EXCLUDE": "lineage_operators.testing.golden",
+    "validate_event": "lineage_operators.testing.schema",
+    "validate_events": "lineage_operators.testing.schema",
+    "find_spec_dir": "lineage_operators.testing.schema",
+    "SpecNotFoundError": "lineage_operators.testing.schema",
+    "run_dag": "lineage_operators.testing.runner",
+    "DagRunResult": "lineage_operators.testing.runner",
+    "LineageTransport": "lineage_operators.testing.runner",
+    "flush_openlineage": "lineage_operators.testing.runner",
+    "reset_openlineage_state": "lineage_operators.testing.runner",
+    "ANY": "lineage_operators.testing.matchers",
+    "ABSENT": "lineage_operators.testing.matchers",
+    "subset": "lineage_operators.testing.matchers",
+    "unordered": "lineage_operators.testing.matchers",
+}
+
+__all__ = [
+    "ABSENT",
+    "ANY",
+    "DEFAULT_EXCLUDE",
+    "DagRunResult",
+    "LineageTransport",
+    "Mismatch",
+    "SpecNotFoundError",
+    "assert_events_match",
+    "assert_events_match_file",
+    "compare_events",
+    "event_key",
+    "find_spec_dir",
+    "flush_openlineage",
+    "load_events",
+    "load_expected",
+    "matchers",
+    "reset_openlineage_state",
+    "run_dag",
+    "subset",
+    "to_expected",
+    "unordered",
+    "validate_event",
+    "validate_events",
+    "write_expected",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "matchers":
+        return importlib.import_module("lineage_operators.testing.matchers")
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lineage_operators.testing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,430 @@
+"""Golden files: expected events stored as JSON or YAML, written from a real run.
+
+A golden file is a mapping ``event key -> partial event`` (or a list of them when a key
+has several events), with volatile values replaced by matchers so it stays valid from
+run to run: UUIDs become ``{"$match": "uuid"}`` (a run id with ``"as": "<job name>"``, so
+the file also asserts that START and COMPLETE share a run id and that parent facets
+point at the DAG's run), date-times
+``{"$match": "datetime"}``, producer/schema URLs and versions a regex with the version
+generalised, and placeholder values (the test's base dir...) ``${name}``.  Keys are
+sorted and datasets ordered by (namespace, name) so diffs stay small.
+
+Rewriting keeps every part of the old file that still matches (hand-written matchers,
+trimmed facets) and regenerates only what changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lineage_operators.testing import matchers as m
+from lineage_operators.testing.compare import (
+    coerce_events,
+    compare_events,
+    format_mismatches,
+    is_dataset,
+    matches,
+)
+
+__all__ = [
+    "DEFAULT_EXCLUDE",
+    "UPDATE_ENV_VAR",
+    "assert_events_match_file",
+    "load_expected",
+    "set_update_mode",
+    "to_expected",
+    "update_requested",
+    "write_expected",
+]
+
+UPDATE_ENV_VAR = "LINEAGE_UPDATE_GOLDEN"
+
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    "**._producer",
+    "**._schemaURL",
+    "run.facets.airflow",
+    "run.facets.airflowDagRun",
+    "run.facets.airflowState",
+    "run.facets.debug",
+    "job.facets.airflow",
+)
+"""Paths left out of written golden files (partial matching then does not check them):
+every facet's ``_producer``/``_schemaURL`` (repeated per facet; ``validate_events`` checks
+them), and the provider's dumps of Airflow's own task, DAG and run attributes, which are
+not lineage, change with every Airflow release and hold durations and timestamped URLs."""
+
+_update_from_option = False
+_NONE: Any = object()
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_DATETIME = (
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}(?::|%3A)\d{2}(?:(?::|%3A)\d{2}(?:\.\d+)?)?"
+    r"(?:Z|(?:[+-]|%2B)\d{2}(?:(?::|%3A)?\d{2})?)?"
+)
+_VERSION = r"(?<![0-9A-Za-z])\d+(?:[.-]\d+)+(?:[.+-]?(?:dev|rc|post|a|b|alpha|beta|SNAPSHOT)[0-9A-Za-z.]*)?"
+_VERSION_GENERIC = r"[0-9][0-9A-Za-z.+-]*"
+_VERSIONED_KEYS = {"producer", "_producer", "schemaURL", "_schemaURL"}
+
+
+def set_update_mode(enabled: bool) -> None:
+    """Used by the pytest plugin's ``--lineage-update-golden``."""
+    global _update_from_option
+    _update_from_option = enabled
+
+
+def update_requested() -> bool:
+    """Whether golden files should be rewritten: the pytest option or ``LINEAGE_UPDATE_GOLDEN=1``."""
+    env = os.environ.get(UPDATE_ENV_VAR, "").strip().lower()
+    return _update_from_option or env in ("1", "true", "yes", "on")
+
+
+def _is_versioned(key: str | None, parent: Mapping[str, Any] | None) -> bool:
+    if key is None:
+        return False
+    if key in _VERSIONED_KEYS or "version" in key.lower():
+        return True
+    # tags facets: {"key": "openlineage_client_version", "value": "1.54.0"}
+    tag_key = parent.get("key") if parent is not None and key == "value" else None
+    return isinstance(tag_key, str) and "version" in tag_key.lower()
+
+
+def _placeholder_items(placeholders: m.Placeholders | None) -> list[tuple[str, str]]:
+    items = [(name, os.fspath(value)) for name, value in (placeholders or {}).items()]
+    return sorted(((n, v) for n, v in items if v), key=lambda item: -len(item[1]))
+
+
+def normalize_string(
+    value: str,
+    *,
+    placeholders: Sequence[tuple[str, str]] = (),
+    versioned: bool = False,
+    run_names: Mapping[str, str] | None = None,
+) -> Any:
+    """The golden form of one actual string: a matcher, a ``${name}`` template, or the literal.
+
+    A UUID that is some event's runId becomes a named capture (``"as": "<job>"``), so the file
+    asserts that START and COMPLETE share a run id and that parent facets point at the DAG run.
+    """
+    if re.fullmatch(_UUID, value):
+        return m.uuid(capture=(run_names or {}).get(value))
+    if re.fullmatch(_DATETIME, value) and m.parse_iso_datetime(value.replace("%3A", ":")) is not None:
+        return m.datetime()
+    alternatives = [f"(?P<p{i}>{re.escape(v)})" for i, (_, v) in enumerate(placeholders)]
+    alternatives += [f"(?P<uuid>{_UUID})", f"(?P<datetime>{_DATETIME})"]
+    if versioned:
+        alternatives.append(f"(?P<version>{_VERSION})")
+    literal_parts: list[str] = []
+    regex_parts: list[str] = []
+    volatile = False
+    pos = 0
+    for match in re.finditer("|".join(alternatives), value):
+        before = value[pos : match.start()]
+        literal_parts.append(m.escape_literal(before))
+        regex_parts.append(_regex_escape(before))
+        group = match.lastgroup or ""
+        if group.startswith("p"):
+            token = "${" + placeholders[int(group[1:])][0] + "}"
+            literal_parts.append(token)
+            regex_parts.append(token)
+        else:
+            volatile = True
+            regex_parts.append({"uuid": _UUID, "datetime": _DATETIME, "version": _VERSION_GENERIC}[group])
+        pos = match.end()
+    literal_parts.append(m.escape_literal(value[pos:]))
+    regex_parts.append(_regex_escape(value[pos:]))
+    if volatile:
+        return m.regex("".join(regex_parts))
+    return "".join(literal_parts)
+
+
+def _glob_match(pattern: tuple[str, ...], path: tuple[str, ...]) -> bool:
+    """Dotted-path glob: ``*`` is one key or list index, ``**`` any number of them."""
+    if not pattern:
+        return not path
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        return any(_glob_match(rest, path[i:]) for i in range(len(path) + 1))
+    return bool(path) and head in ("*", path[0]) and _glob_match(rest, path[1:])
+
+
+def _excluded(path: tuple[str, ...], exclude: Sequence[tuple[str, ...]]) -> bool:
+    return any(_glob_match(pattern, path) for pattern in exclude)
+
+
+_REGEX_SPECIAL = re.compile(r"([\\.^$*+?{}\[\]|()])")
+
+
+def _regex_escape(text: str) -> str:
+    """Escape only what is special in a pattern, so golden-file regexes stay readable."""
+    return _REGEX_SPECIAL.sub(r"\\\1", text)
+
+
+def _dataset_id(item: Mapping[str, Any]) -> tuple[str, str]:
+    return (str(item.get("namespace")), str(item.get("name")))
+
+
+class _Builder:
+    """Turns one actual event into its golden form, reusing still-matching parts of the old one."""
+
+    def __init__(
+        self,
+        placeholders: m.Placeholders | None,
+        exclude: Iterable[str],
+        run_names: Mapping[str, str],
+    ) -> None:
+        self.placeholders = placeholders
+        self.items = _placeholder_items(placeholders)
+        self.exclude = [tuple(p.split(".")) for p in exclude]
+        self.run_names = run_names
+
+    def build(
+        self, actual: Any, old: Any, path: tuple[str, ...], key: str | None, parent: Mapping[str, Any] | None
+    ) -> Any:
+        if old is not _NONE and matches(old, actual, placeholders=self.placeholders):
+            return m.encode(old)
+        if isinstance(actual, Mapping):
+            old_map = old if isinstance(old, Mapping) else {}
+            return {
+                k: self.build(v, old_map.get(k, _NONE), (*path, str(k)), str(k), actual)
+                for k, v in actual.items()
+                if not _excluded((*path, str(k)), self.exclude)
+            }
+        if isinstance(actual, list):
+            return self._build_list(actual, old, path)
+        if isinstance(actual, str):
+            return normalize_string(
+                actual,
+                placeholders=self.items,
+                versioned=_is_versioned(key, parent),
+                run_names=self.run_names,
+            )
+        return actual
+
+    def _build_list(self, actual: list[Any], old: Any, path: tuple[str, ...]) -> Any:
+        old_items: list[Any] = []
+        if isinstance(old, m.ListMatcher):
+            old_items = old.items
+        elif isinstance(old, list):
+            old_items = old
+        if actual and all(is_dataset(i) for i in actual):
+            ordered = sorted(actual, key=_dataset_id)
+            remaining = [o for o in old_items if is_dataset(o)]
+            out = []
+            for index, item in enumerate(ordered):
+                pair = next(
+                    (
+                        o
+                        for o in remaining
+                        if matches(o["namespace"], item["namespace"], placeholders=self.placeholders)
+                        and matches(o["name"], item["name"], placeholders=self.placeholders)
+                    ),
+                    _NONE,
+                )
+                if pair is not _NONE:
+                    remaining.remove(pair)
+                out.append(self.build(item, pair, (*path, str(index)), None, None))
+            return out
+        return [
+            self.build(item, old_items[i] if i < len(old_items) else _NONE, (*path, str(i)), None, None)
+            for i, item in enumerate(actual)
+        ]
+
+
+def to_expected(
+    actual: Any,
+    *,
+    placeholders: m.Placeholders | None = None,
+    keys: Iterable[str] | None = None,
+    exclude: Iterable[str] = DEFAULT_EXCLUDE,
+    previous: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The golden-file document (JSON-ready) for ``actual`` events.
+
+    ``keys`` limits it to some event keys; ``exclude`` drops dotted paths (``*`` matches any
+    key or list index); ``previous`` is an old expectation whose still-matching parts are kept.
+    """
+    events = _select(coerce_events(actual), keys)
+    builder = _Builder(placeholders, exclude, _run_names(events))
+    doc: dict[str, Any] = {}
+    for key, old_value in (previous or {}).items():
+        if old_value is m.ABSENT and key not in events:  # "no such event" still holds: keep it
+            doc[key] = m.ABSENT.to_json()
+    for key in sorted(events):
+        got = events[key]
+        old = (previous or {}).get(key, _NONE)
+        if len(got) == 1:
+            single = old[0] if isinstance(old, list) and len(old) == 1 else old
+            doc[key] = builder.build(
+                got[0], single if not isinstance(single, list) else _NONE, (), None, None
+            )
+        else:
+            olds = old if isinstance(old, list) else []
+            doc[key] = [
+                builder.build(e, olds[i] if i < len(olds) else _NONE, (), None, None)
+                for i, e in enumerate(got)
+            ]
+    return doc
+
+
+def _run_names(events: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, str]:
+    """runId -> capture name: the job name next to it, ``#2``... for that job's later runs.
+
+    Events and parent/root facets alike hold ``{"job": {"name"}, "run": {"runId"}}``, so a task's
+    parent runId gets the DAG's name even when the DAG's own events are not in the file.
+    """
+    names: dict[str, str] = {}
+    per_job: dict[str, int] = {}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, Mapping):
+            job, run = node.get("job"), node.get("run")
+            if isinstance(job, Mapping) and isinstance(run, Mapping):
+                name, run_id = job.get("name"), run.get("runId")
+                if isinstance(name, str) and isinstance(run_id, str) and run_id not in names:
+                    per_job[name] = per_job.get(name, 0) + 1
+                    names[run_id] = name if per_job[name] == 1 else f"{name}#{per_job[name]}"
+            for key in sorted(node):
+                visit(node[key])
+        elif isinstance(node, list):
+            for item in node:
+                visit(item)
+
+    for key in sorted(events):
+        for event in events[key]:
+            visit(event)
+    return names
+
+
+def _select(events: dict[str, list[dict[str, Any]]], keys: Iterable[str] | None) -> dict[str, Any]:
+    if keys is None:
+        return events
+    wanted = set(keys)
+    return {k: v for k, v in events.items() if k in wanted}
+
+
+def _is_yaml(path: Path) -> bool:
+    return path.suffix.lower() in (".yaml", ".yml")
+
+
+def _yaml() -> Any:
+    try:
+        import yaml
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("YAML golden files need PyYAML (pip install pyyaml); JSON always works") from exc
+    return yaml
+
+
+def _bind(obj: Any, placeholders: m.Placeholders) -> Any:
+    """Resolve placeholders now, so an unknown one fails at load time rather than per value."""
+    if isinstance(obj, m.Template):
+        return obj.render(placeholders)
+    if isinstance(obj, m.ListMatcher):
+        return m.ListMatcher([_bind(i, placeholders) for i in obj.items], obj.mode)
+    if isinstance(obj, m.Matcher):
+        pattern = getattr(obj, "pattern", None)
+        if isinstance(pattern, str) and m.has_template(pattern):
+            return m.regex(m.render_template(pattern, placeholders, escape=True))
+        return obj
+    if isinstance(obj, Mapping):
+        return {k: _bind(v, placeholders) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_bind(v, placeholders) for v in obj]
+    return obj
+
+
+def load_expected(
+    path: str | os.PathLike[str], *, placeholders: m.Placeholders | None = None
+) -> dict[str, Any]:
+    """Read a JSON or YAML (by suffix) golden file into expectations with matcher objects.
+
+    With ``placeholders`` the ``${name}`` references are resolved immediately; without, they
+    are resolved by the comparison.
+    """
+    file = Path(path)
+    text = file.read_text(encoding="utf-8")
+    raw = _yaml().safe_load(text) if _is_yaml(file) else json.loads(text)
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{file}: a golden file holds a mapping of event keys, found {type(raw).__name__}")
+    decoded = m.decode(raw)
+    return _bind(decoded, placeholders) if placeholders is not None else decoded
+
+
+def dump_expected(doc: Mapping[str, Any], *, yaml_format: bool = False) -> str:
+    """Serialise a golden document with sorted keys, stable across runs."""
+    data = m.encode(doc)
+    if yaml_format:
+        return str(
+            _yaml().safe_dump(data, sort_keys=True, allow_unicode=True, default_flow_style=False, width=100)
+        )
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_expected(
+    path: str | os.PathLike[str],
+    actual_events: Any,
+    *,
+    placeholders: m.Placeholders | None = None,
+    keys: Iterable[str] | None = None,
+    exclude: Iterable[str] = DEFAULT_EXCLUDE,
+    preserve: bool = True,
+) -> dict[str, Any]:
+    """Write ``actual_events`` as a golden file (JSON, or YAML for .yaml/.yml) and return the document.
+
+    With ``preserve`` (default) parts of an existing file that still match are kept as they are,
+    so hand-written matchers survive an update.  The file is only touched when its text changes.
+    """
+    file = Path(path)
+    previous = load_expected(file) if preserve and file.exists() else None
+    doc = to_expected(actual_events, placeholders=placeholders, keys=keys, exclude=exclude, previous=previous)
+    text = dump_expected(doc, yaml_format=_is_yaml(file))
+    if not file.exists() or file.read_text(encoding="utf-8") != text:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(text, encoding="utf-8")
+    return doc
+
+
+def assert_events_match_file(
+    actual: Any,
+    path: str | os.PathLike[str],
+    *,
+    placeholders: m.Placeholders | None = None,
+    update: bool | None = None,
+    keys: Iterable[str] | None = None,
+    exclude: Iterable[str] = DEFAULT_EXCLUDE,
+    allow_extra_keys: bool = False,
+) -> None:
+    """Compare ``actual`` events with a golden file, or rewrite the file in update mode.
+
+    ``update=None`` follows ``--lineage-update-golden`` / ``LINEAGE_UPDATE_GOLDEN=1``.  A golden file
+    is a snapshot, so by default an event key it does not list fails (``allow_extra_keys``);
+    ``keys`` restricts both the snapshot and the check to some keys.
+    """
+    file = Path(path)
+    events = _select(coerce_events(actual), list(keys) if keys is not None else None)
+    if update if update is not None else update_requested():
+        write_expected(file, events, placeholders=placeholders, exclude=exclude)
+        return
+    if not file.exists():
+        raise AssertionError(
+            f"golden file {file} does not exist; run pytest with --lineage-update-golden "
+            f"(or {UPDATE_ENV_VAR}=1) to write it from this run"
+        )
+    expected = load_expected(file)
+    mismatches = compare_events(
+        events, expected, placeholders=placeholders, allow_extra_keys=allow_extra_keys
+    )
+    if mismatches:
+        message = format_mismatches(
+            mismatches, header=f"OpenLineage events do not match golden file {file}", actual_empty=not events
+        )
+        raise AssertionError(
+            f"{message}\n(if the change is intended, rerun with --lineage-update-golden "
+            f"or {UPDATE_ENV_VAR}=1)"
+        )
