@@ -1,6 +1,6 @@
 """Capture of every Spark read and write made during one task.
 
-CONTRACT (implementation pending):
+CONTRACT:
 
     capture = SparkLineageCapture(spark)   # classic SparkSession (py4j); never raises
     capture.start()                        # registers a QueryExecutionListener
@@ -10,4 +10,305 @@ CONTRACT (implementation pending):
     result.run_facets                      # {"processing_engine": ..., "spark_applicationDetails": ...}
     result.job_facets                      # {"sql": ...} when the task ran SQL text
     capture.snapshot()                     # same as stop()'s result, without stopping (for failures)
+
+How it works:
+
+* ``start()`` drains the listener bus (so executions that ended before the task are delivered to
+  nobody), records two watermarks -- the newest SQL execution id in Spark's SQL status store and
+  the next ``QueryExecution`` id -- then registers a py4j ``QueryExecutionListener``.
+* Each callback (on Spark's listener-bus thread) reads the plain facts of its execution right away
+  with a constant number of py4j calls (:mod:`lineage_operators.spark.plan`).
+* Attribution: an execution counts when its ``QueryExecution`` was created after ``start()``;
+  an older one (a DataFrame built before the task, collected during it) counts only when the SQL
+  status store shows it started after ``start()``. Queries that started before the task and end
+  during it are therefore not leaked; concurrent queries on the same session from *other threads*
+  cannot be told apart from the task's own.
+* ``snapshot()``/``stop()`` drain the bus again (so every callback has run), then name and merge in
+  plain Python (:mod:`lineage_operators.spark.resolve`). ``stop()`` unregisters the listener and
+  shuts down the py4j callback server if this module started it.
 """
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from lineage_operators.model import LineageDataset
+from lineage_operators.spark._errors import describe
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DRAIN_TIMEOUT = 30.0
+START_DRAIN_TIMEOUT = 5.0
+
+
+@dataclass
+class CaptureResult:
+    """What the task read and wrote, with the run and job facets Spark knows."""
+
+    inputs: list[LineageDataset] = field(default_factory=list)
+    outputs: list[LineageDataset] = field(default_factory=list)
+    run_facets: dict[str, Any] = field(default_factory=dict)
+    job_facets: dict[str, Any] = field(default_factory=dict)
+    #: Executions attributed to the task.
+    executions: int = 0
+    #: Time spent reading plans in listener callbacks (ms, summed).
+    capture_ms: float = 0.0
+    #: False when some executions may be missing (listener-bus drain timed out, capture failed).
+    complete: bool = True
+
+
+class SparkLineageCapture:
+    """Watches the Spark executions of one task; see the module docstring. Never raises."""
+
+    def __init__(self, spark: Any, *, drain_timeout: float = DEFAULT_DRAIN_TIMEOUT) -> None:
+        self._spark = spark
+        self._drain_timeout = drain_timeout
+        self._lock = threading.Lock()
+        self._facts: list[Any] = []  # ExecutionFacts, in callback order
+        self._failures = 0
+        self._state = "new"  # new -> started -> stopped
+        self._listener: Any = None
+        self._jlistener: Any = None
+        self._gateway: Any = None
+        self._reader: Any = None
+        self._tools: Any = None
+        self._qe_watermark: int | None = None
+        self._exec_watermark: int | None = None
+        self._run_facets: dict[str, Any] = {}
+        self._naming: Any = None
+        self._result: CaptureResult | None = None
+        self._incomplete = False
+
+    @property
+    def active(self) -> bool:
+        return self._state == "started"
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Begin watching; executions that started earlier are not attributed to the task."""
+        if self._state != "new":
+            return
+        self._state = "started"
+        try:
+            self._start()
+        except Exception as exc:
+            self._incomplete = True
+            log.warning("lineage capture could not start, lineage will be incomplete: %s", describe(exc))
+            self._teardown()
+
+    def _start(self) -> None:
+        from lineage_operators.redaction import redact_url
+        from lineage_operators.spark import listener as lst
+        from lineage_operators.spark.jvm import tools_for
+        from lineage_operators.spark.plan import PlanReader
+
+        spark = self._spark
+        jss = getattr(spark, "_jsparkSession", None)
+        if jss is None:
+            raise RuntimeError("not a classic (py4j) SparkSession: Spark Connect sessions are not captured")
+        sc = spark.sparkContext
+        self._gateway = sc._gateway
+        self._tools = tools_for(self._gateway)
+        self._reader = PlanReader(self._tools, jss, redact_url)
+        self._run_facets = self._read_run_facets(sc)
+        self._naming = self._read_naming(spark, sc)
+        if not lst.drain(sc._jsc, START_DRAIN_TIMEOUT):
+            log.info("lineage capture: listener bus still busy at start; relying on execution ids")
+        self._exec_watermark = self._last_execution_id(jss)
+        self._qe_watermark = int(jss.range(0).queryExecution().id())
+        self._listener = lst.QueryListener(self._on_execution)
+        lst.acquire_callback_server(self._gateway)
+        self._jlistener = lst.java_proxy(self._gateway.jvm, self._listener)
+        jss.listenerManager().register(self._jlistener)
+
+    def snapshot(self) -> CaptureResult:
+        """Everything attributed so far (drains pending callbacks first); capture continues."""
+        if self._state == "stopped" and self._result is not None:
+            return self._result
+        try:
+            complete = self._drain() if self._state == "started" else True
+            return self._build(complete)
+        except Exception as exc:
+            log.warning("lineage capture snapshot failed: %s", describe(exc))
+            return CaptureResult(run_facets=dict(self._run_facets), complete=False)
+
+    def stop(self) -> CaptureResult:
+        """Drain, unregister, release the callback server; return the task's lineage."""
+        if self._state == "stopped" and self._result is not None:
+            return self._result
+        if self._state != "started":
+            self._state = "stopped"
+            self._result = CaptureResult(complete=False)
+            return self._result
+        complete = True
+        try:
+            complete = self._drain()
+        except Exception as exc:
+            complete = False
+            log.warning("lineage capture: draining the listener bus failed: %s", describe(exc))
+        self._teardown()
+        self._state = "stopped"
+        try:
+            self._result = self._build(complete)
+        except Exception as exc:
+            log.warning("lineage capture failed to build the result: %s", describe(exc))
+            self._result = CaptureResult(run_facets=dict(self._run_facets), complete=False)
+        return self._result
+
+    def _drain(self) -> bool:
+        from lineage_operators.spark.listener import drain
+
+        ok = drain(self._spark.sparkContext._jsc, self._drain_timeout)
+        if not ok:
+            log.warning(
+                "lineage capture: Spark's listener bus did not empty within %.0fs; lineage may miss "
+                "the last executions",
+                self._drain_timeout,
+            )
+        return ok
+
+    def _teardown(self) -> None:
+        from lineage_operators.spark import listener as lst
+
+        if self._listener is not None:
+            self._listener.enabled = False
+        if self._jlistener is not None:
+            try:
+                self._spark._jsparkSession.listenerManager().unregister(self._jlistener)
+            except Exception as exc:
+                log.warning("lineage capture: could not unregister the query listener: %s", describe(exc))
+            self._jlistener = None
+        if self._listener is not None and self._gateway is not None:
+            self._listener = None
+            try:
+                lst.release_callback_server(self._gateway)
+            except Exception as exc:
+                log.warning("lineage capture: could not stop the py4j callback server: %s", describe(exc))
+
+    # -- callback (listener-bus thread) ---------------------------------------------------------
+
+    def _on_execution(self, func_name: str, qe: Any, succeeded: bool) -> None:
+        started = time.perf_counter()
+        try:
+            facts = self._reader.read(func_name, qe, succeeded)
+        except Exception as exc:
+            with self._lock:
+                self._failures += 1
+            log.warning("lineage capture: cannot read a %s execution: %s", func_name, describe(exc))
+            return
+        if facts is None:
+            return
+        facts.cost_ms = (time.perf_counter() - started) * 1000
+        with self._lock:
+            self._facts.append(facts)
+
+    # -- result ---------------------------------------------------------------------------------
+
+    def _attributed(self, facts: list[Any]) -> list[Any]:
+        """Executions of this task: new QueryExecutions, or old ones that started after start()."""
+        watermark = self._qe_watermark
+        if watermark is None:
+            return facts
+        old = [f for f in facts if f.qe_id is None or f.qe_id <= watermark]
+        if not old:
+            return facts
+        fresh = self._fresh_query_ids()
+        return [f for f in facts if not (f.qe_id is None or f.qe_id <= watermark) or f.query_id in fresh]
+
+    def _fresh_query_ids(self) -> set[str]:
+        """Query ids of the executions the SQL status store saw start after ``start()``."""
+        from lineage_operators.spark.jvm import RSEP, split_records
+
+        def build(t: Any) -> Any:
+            ui = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
+            return t.function(t.record([t.step(ui, "executionId"), t.step(ui, "queryId")]))
+
+        fn = self._tools.cached("capture.execution_ids", build)
+        store = self._spark._jsparkSession.sharedState().statusStore()
+        text = self._tools.read(self._tools.joined(store.executionsList().map(fn), RSEP))
+        since = self._exec_watermark if self._exec_watermark is not None else -1
+        fresh = set()
+        for record in split_records(text):
+            try:
+                if record[0] is not None and record[1] is not None and int(record[0]) > since:
+                    fresh.add(record[1])
+            except (ValueError, IndexError):
+                continue
+        return fresh
+
+    @staticmethod
+    def _last_execution_id(jss: Any) -> int:
+        store = jss.sharedState().statusStore()
+        count = int(store.executionsCount())
+        if count <= 0:
+            return -1
+        return int(store.executionsList(count - 1, 1).head().executionId())
+
+    def _build(self, complete: bool) -> CaptureResult:
+        from lineage_operators.facets import sql_job_facet
+        from lineage_operators.spark.resolve import NamingContext, resolve
+
+        with self._lock:
+            facts = list(self._facts)
+            failures = self._failures
+        facts = self._attributed(facts)
+        inputs, outputs, statements = resolve(facts, self._naming or NamingContext())
+        job_facets: dict[str, Any] = {}
+        sql = sql_job_facet(statements)
+        if sql is not None:
+            job_facets["sql"] = sql
+        return CaptureResult(
+            inputs=inputs,
+            outputs=outputs,
+            run_facets=dict(self._run_facets),
+            job_facets=job_facets,
+            executions=len(facts),
+            capture_ms=sum(f.cost_ms for f in facts),
+            complete=complete and not failures and not self._incomplete,
+        )
+
+    # -- session facts read once ----------------------------------------------------------------
+
+    @staticmethod
+    def _read_run_facets(sc: Any) -> dict[str, Any]:
+        from lineage_operators import facets as f
+
+        conf = sc.getConf()
+        try:
+            user = sc.sparkUser()
+        except Exception:
+            user = None
+        return {
+            "processing_engine": f.processing_engine_facet(str(sc.version)),
+            "spark_applicationDetails": f.spark_application_details_facet(
+                master=sc.master,
+                appName=sc.appName,
+                applicationId=sc.applicationId,
+                deployMode=conf.get("spark.submit.deployMode", "client"),
+                driverHost=conf.get("spark.driver.host", None),
+                userName=user,
+                uiWebUrl=sc.uiWebUrl,
+            ),
+        }
+
+    @staticmethod
+    def _read_naming(spark: Any, sc: Any) -> Any:
+        from lineage_operators.spark.resolve import NamingContext
+
+        conf = sc.getConf()
+        warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
+        metastore = None
+        if conf.get("spark.sql.catalogImplementation", "in-memory") == "hive":
+            # as openlineage-spark SparkConfUtils.getMetastoreUri
+            metastore = conf.get("spark.sql.hive.metastore.uris", None) or conf.get(
+                "spark.hadoop.hive.metastore.uris", None
+            )
+        return NamingContext(warehouse=warehouse, metastore_uris=metastore)
+
+
+__all__ = ["CaptureResult", "SparkLineageCapture"]

@@ -1,0 +1,177 @@
+"""The py4j ``QueryExecutionListener`` and the plumbing around it.
+
+Things learned the hard way (pyspark 4.x, py4j ``ClientServer``):
+
+* ``listenerManager().unregister(python_obj)`` silently does nothing: py4j makes a new Java proxy
+  for every call, and Spark finds the listener to remove by identity. We therefore keep the Java
+  proxy we registered (:func:`java_proxy`) and unregister that very object.
+* Removing a listener calls ``equals`` on it (from ``CopyOnWriteArrayList.remove``), which py4j
+  forwards to Python: the listener must implement ``equals``/``hashCode``.
+* ``gateway.shutdown_callback_server()`` leaves ``gateway._callback_server`` set, so pyspark's
+  ``ensure_callback_server_started`` would believe a dead server is running: after shutting down
+  the server we started, the attribute is reset so the next user starts a fresh one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+log = logging.getLogger(__name__)
+
+Sink = Callable[[str, Any, bool], None]
+
+
+class QueryListener:
+    """Forwards Spark's query execution callbacks (listener-bus thread) to ``sink``."""
+
+    def __init__(self, sink: Sink) -> None:
+        self._sink = sink
+        self.enabled = True
+
+    def onSuccess(self, funcName: str, qe: Any, durationNs: int) -> None:
+        if self.enabled:
+            self._sink(str(funcName), qe, True)
+
+    def onFailure(self, funcName: str, qe: Any, exception: Any) -> None:
+        if self.enabled:
+            self._sink(str(funcName), qe, False)
+
+    # called by the JVM when listeners are removed or hashed
+    def equals(self, other: Any) -> bool:
+        return other is self
+
+    def hashCode(self) -> int:
+        return id(self) & 0x7FFFFFFF
+
+    def toString(self) -> str:
+        return f"lineage_operators.QueryListener@{id(self):x}"
+
+    class Java:
+        implements: ClassVar[list[str]] = ["org.apache.spark.sql.util.QueryExecutionListener"]
+
+
+def java_proxy(jvm: Any, obj: Any) -> Any:
+    """The Java proxy object of a Python object, as one stable ``JavaObject`` reference."""
+    return jvm.java.util.Objects.requireNonNull(obj)
+
+
+# --------------------------------------------------------------------------------------------
+# callback server: started on first use, shut down by the last user if we started it
+# --------------------------------------------------------------------------------------------
+
+_SERVER_LOCK = threading.Lock()
+_SERVER_USERS: dict[int, int] = {}  # id(gateway) -> active captures
+_SERVER_OWNED: set[int] = set()  # gateways whose callback server this module started
+
+
+def _server_running(gateway: Any) -> bool:
+    return gateway.__dict__.get("_callback_server") is not None
+
+
+def acquire_callback_server(gateway: Any) -> None:
+    """Make sure the callback server runs; remember whether this module started it."""
+    from pyspark.java_gateway import ensure_callback_server_started
+
+    key = id(gateway)
+    with _SERVER_LOCK:
+        if not _server_running(gateway):
+            ensure_callback_server_started(gateway)
+            _SERVER_OWNED.add(key)
+        _SERVER_USERS[key] = _SERVER_USERS.get(key, 0) + 1
+
+
+def release_callback_server(gateway: Any) -> None:
+    """Shut the callback server down when the last capture ends and this module started it."""
+    key = id(gateway)
+    with _SERVER_LOCK:
+        users = _SERVER_USERS.get(key, 0) - 1
+        if users > 0:
+            _SERVER_USERS[key] = users
+            return
+        _SERVER_USERS.pop(key, None)
+        if key not in _SERVER_OWNED:
+            return
+        _SERVER_OWNED.discard(key)
+        server = gateway.__dict__.get("_callback_server")
+        try:
+            _unblock_connections(server)
+            if not _shutdown_keeping_pool(server):
+                gateway.shutdown_callback_server()
+        finally:
+            gateway.__dict__["_callback_server"] = None
+
+
+def _shutdown_keeping_pool(server: Any, wait_s: float = 5.0) -> bool:
+    """``CallbackServer.shutdown`` without its ``pool.clear()``.
+
+    The pool is shared with the gateway client: clearing it drops every Python object the JVM
+    still references (and makes py4j warn when the JVM later garbage-collects our listener's
+    proxy). Returns False when this py4j version lacks the expected attributes.
+    """
+    from py4j.java_gateway import quiet_close, quiet_shutdown
+
+    needed = ("lock", "server_socket", "connections", "thread")
+    if server is None or not all(hasattr(server, name) for name in needed):
+        return False
+    with server.lock:
+        if getattr(server, "is_shutdown", False):
+            return True
+        server.is_shutdown = True
+        quiet_shutdown(server.server_socket)
+        quiet_close(server.server_socket)
+        server.server_socket = None
+        connections = list(server.connections)
+    for connection in connections:
+        connection.close()
+    thread = server.thread
+    if thread is not None:
+        thread.join(wait_s)
+    server.thread = None
+    return True
+
+
+def _unblock_connections(server: Any, wait_s: float = 2.0) -> None:
+    """Shut down the sockets of the server's live connections before the server closes them.
+
+    py4j closes a connection's buffered stream while its thread is blocked reading it; the close
+    waits for the reader's lock forever (the JVM keeps pooled callback connections open). Shutting
+    the socket down first makes the pending read return, so that thread ends and releases it.
+    """
+    if server is None:
+        return
+    lock = getattr(server, "lock", None)
+    connections = list(getattr(server, "connections", ()) or ())
+    if lock is not None:
+        with lock:
+            connections = list(getattr(server, "connections", ()) or ())
+    for connection in connections:
+        sock = getattr(connection, "socket", None)
+        if sock is None:
+            continue
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline and any(getattr(c, "stream", None) is not None for c in connections):
+        time.sleep(0.01)
+
+
+def owns_callback_server(gateway: Any) -> bool:
+    with _SERVER_LOCK:
+        return id(gateway) in _SERVER_OWNED
+
+
+def drain(jsc: Any, timeout_s: float) -> bool:
+    """Wait until the listener bus has delivered every posted event; False on timeout."""
+    try:
+        jsc.sc().listenerBus().waitUntilEmpty(int(max(timeout_s, 0.0) * 1000))
+        return True
+    except Exception as exc:
+        if "Timeout" in type(exc).__name__ or "TimeoutException" in str(exc)[:500]:
+            return False
+        raise

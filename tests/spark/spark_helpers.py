@@ -1,0 +1,51 @@
+"""Helpers shared by the Spark capture tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from lineage_operators.model import LineageDataset
+from lineage_operators.spark.capture import CaptureResult, SparkLineageCapture
+
+
+def captured(spark: Any, body: Callable[[], Any]) -> CaptureResult:
+    """Run ``body`` between start() and stop() of a fresh capture."""
+    capture = SparkLineageCapture(spark)
+    capture.start()
+    try:
+        body()
+    finally:
+        result = capture.stop()
+    return result
+
+
+def names(datasets: Iterable[LineageDataset]) -> set[tuple[str, str]]:
+    return {(d.namespace, d.name) for d in datasets}
+
+
+def local(path: Any) -> tuple[str, str]:
+    """The ``file`` dataset name of a local path."""
+    return ("file", str(path).rstrip("/"))
+
+
+def get(datasets: Iterable[LineageDataset], path: Any) -> LineageDataset:
+    key = local(path)
+    for dataset in datasets:
+        if (dataset.namespace, dataset.name) == key:
+            return dataset
+    raise AssertionError(f"{key} not in {sorted(names(datasets))}")
+
+
+def schema(dataset: LineageDataset) -> list[tuple[str, str | None]]:
+    return [(f.name, f.type) for f in dataset.facets["schema"].fields]
+
+
+def lifecycle(dataset: LineageDataset) -> str | None:
+    facet = dataset.facets.get("lifecycleStateChange")
+    return facet.lifecycleStateChange.value if facet else None
+
+
+def stats(dataset: LineageDataset) -> tuple[int | None, int | None, int | None]:
+    facet = dataset.output_facets["outputStatistics"]
+    return facet.rowCount, facet.size, facet.fileCount

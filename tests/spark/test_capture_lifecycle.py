@@ -1,0 +1,202 @@
+"""Attribution, cleanup, failures, secrets and run facets of SparkLineageCapture."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spark_helpers import captured, local, names
+
+from lineage_operators.spark.capture import SparkLineageCapture
+
+
+@pytest.fixture(scope="module")
+def data(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("lifecycle")
+    paths = {name: root / name for name in ("before", "during", "slow", "early")}
+    for name in ("before", "slow", "early"):
+        spark.range(3).write.parquet(str(paths[name]))
+    return paths
+
+
+def listeners(spark: Any) -> int:
+    return len(spark._jsparkSession.listenerManager().listListeners())
+
+
+def callback_server(spark: Any) -> Any:
+    return spark.sparkContext._gateway.__dict__.get("_callback_server")
+
+
+def test_queries_before_start_do_not_leak(spark: Any, data: dict[str, Path]) -> None:
+    spark.read.parquet(str(data["before"])).count()  # ended before the task
+    early = spark.read.parquet(str(data["early"]))  # built before the task, run during it
+    result = captured(spark, early.collect)
+    assert names(result.inputs) == {local(data["early"])}
+
+
+def test_query_running_across_start_does_not_leak(spark: Any, data: dict[str, Path]) -> None:
+    slow = spark.sql(
+        f"SELECT reflect('java.lang.Thread', 'sleep', bigint(2500)) AS s, id FROM parquet.`{data['slow']}`"
+    )
+    thread = threading.Thread(target=slow.collect)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not spark.sparkContext.statusTracker().getActiveJobsIds() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    capture = SparkLineageCapture(spark)
+    capture.start()
+    try:
+        thread.join()
+        spark.range(2).write.parquet(str(data["during"]))
+    finally:
+        result = capture.stop()
+    assert names(result.outputs) == {local(data["during"])}
+    assert result.inputs == []
+
+
+def test_cleanup_restores_listeners_and_callback_server(spark: Any) -> None:
+    before_listeners, before_server = listeners(spark), callback_server(spark)
+    capture = SparkLineageCapture(spark)
+    capture.start()
+    assert listeners(spark) == before_listeners + 1
+    assert callback_server(spark) is not None
+    spark.range(1).collect()
+    capture.stop()
+    assert listeners(spark) == before_listeners
+    assert callback_server(spark) is before_server
+    # a stopped capture sees nothing more, and stop() is idempotent
+    spark.range(1).collect()
+    assert capture.stop().executions == 1
+
+
+def test_callback_server_started_by_someone_else_is_left_running(spark: Any) -> None:
+    from pyspark.java_gateway import ensure_callback_server_started
+
+    from lineage_operators.spark import listener
+
+    gateway = spark.sparkContext._gateway
+    was_running = callback_server(spark) is not None
+    ensure_callback_server_started(gateway)
+    server = callback_server(spark)
+    try:
+        result = captured(spark, lambda: spark.range(1).collect())
+        assert result.executions == 1
+        assert callback_server(spark) is server  # still running: not ours to stop
+    finally:
+        if not was_running:  # put the session back as we found it
+            listener._unblock_connections(server)
+            listener._shutdown_keeping_pool(server)
+            gateway.__dict__["_callback_server"] = None
+
+
+def test_two_captures_share_the_callback_server(spark: Any) -> None:
+    first, second = SparkLineageCapture(spark), SparkLineageCapture(spark)
+    first.start()
+    second.start()
+    spark.range(1).collect()
+    assert first.stop().executions == 1
+    assert callback_server(spark) is not None  # the second capture still needs it
+    spark.range(2).collect()
+    assert second.stop().executions == 2
+    assert callback_server(spark) is None
+
+
+def test_failure_mid_job_keeps_what_came_before(spark: Any, data: dict[str, Path], tmp_path: Path) -> None:
+    written, failed = tmp_path / "ok", tmp_path / "failed"
+    capture = SparkLineageCapture(spark)
+    capture.start()
+    try:
+        spark.read.parquet(str(data["before"])).write.parquet(str(written))
+        with pytest.raises(Exception, match="boom"):
+            spark.range(3).selectExpr("raise_error('boom') AS x").write.parquet(str(failed))
+        snapshot = capture.snapshot()
+        assert capture.active
+    finally:
+        final = capture.stop()
+    assert local(written) in names(snapshot.outputs)
+    assert names(snapshot.inputs) == {local(data["before"])}
+    assert names(final.outputs) == names(snapshot.outputs)
+    failed_outputs = [d for d in final.outputs if (d.namespace, d.name) == local(failed)]
+    assert not failed_outputs or "outputStatistics" not in failed_outputs[0].output_facets
+
+
+def test_failed_analysis_is_ignored(spark: Any) -> None:
+    def body() -> None:
+        with pytest.raises(Exception, match=r"PATH_NOT_FOUND|does not exist"):
+            spark.read.parquet("/nonexistent/lineage/path").count()
+
+    result = captured(spark, body)
+    assert result.inputs == []
+    assert result.outputs == []
+
+
+def test_jdbc_write_is_named_without_credentials(spark: Any) -> None:
+    """No database needed: the write fails in the driver, but its plan names the target."""
+    url = "jdbc:postgresql://dbhost:5433/sales?user=alice&password=hunter2"
+
+    def body() -> None:
+        with pytest.raises(Exception):  # noqa: B017, PT011 - no driver / no server
+            spark.range(2).write.jdbc(url, "public.orders", mode="append", properties={"password": "s3cret"})
+
+    result = captured(spark, body)
+    assert names(result.outputs) == {("postgres://dbhost:5433", "sales.public.orders")}
+    text = repr(result)
+    assert "hunter2" not in text
+    assert "s3cret" not in text
+    assert "alice" not in text
+
+
+def test_spark_connect_like_session_is_not_captured() -> None:
+    class NotClassic:
+        sparkContext = None
+
+    capture = SparkLineageCapture(NotClassic())
+    capture.start()  # logs a warning, never raises
+    result = capture.stop()
+    assert result.inputs == []
+    assert result.outputs == []
+    assert not result.complete
+
+
+def test_run_facets(spark: Any) -> None:
+    result = captured(spark, lambda: None)
+    engine = result.run_facets["processing_engine"]
+    assert (engine.name, engine.version) == ("spark", spark.version)
+    from lineage_operators._version import __version__
+
+    assert engine.openlineageAdapterVersion == __version__
+    details = result.run_facets["spark_applicationDetails"]
+    assert details.applicationId == spark.sparkContext.applicationId
+    assert (details.master, details.appName, details.deployMode) == (
+        "local[2]",
+        "lineage-operators-tests",
+        "client",
+    )
+    assert details._schemaURL.startswith("https://")
+    assert details._producer
+
+
+def test_jdbc_read_and_write_with_embedded_derby(spark: Any) -> None:
+    """JDBCRelation reads (table and query) and JDBC writes, against Derby shipped with Spark."""
+    url = "jdbc:derby:memory:lineage_capture;create=true"
+    driver = {"driver": "org.apache.derby.jdbc.EmbeddedDriver"}
+
+    def body() -> None:
+        frame = spark.range(3).selectExpr("id", "cast(id AS STRING) AS name")
+        frame.write.jdbc(url, "APP.PEOPLE", mode="overwrite", properties={**driver, "password": "s3cret"})
+        spark.read.jdbc(url, "APP.PEOPLE", properties=driver).count()
+        query = spark.read.format("jdbc").options(url=url, query='SELECT "id" FROM APP.PEOPLE', **driver)
+        query.load().collect()
+
+    result = captured(spark, body)
+    assert len(result.outputs) == 1
+    assert len(result.inputs) == 1  # the table read and the query read name one dataset
+    (written,), (read,) = result.outputs, result.inputs
+    assert (written.namespace, written.name) == (read.namespace, read.name)
+    assert read.name.endswith("APP.PEOPLE")
+    assert written.facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
+    assert [(x.name, x.type) for x in read.facets["schema"].fields] == [("id", "long"), ("name", "string")]
+    assert "s3cret" not in repr(result)
