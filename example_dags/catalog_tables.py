@@ -1,4 +1,4 @@
-"""Tables in Spark's session catalog: saveAsTable, INSERT, CTAS, CREATE, TRUNCATE, RENAME and DROP.
+"""Tables in Spark's session catalog: saveAsTable, INSERT, CTAS, CREATE, DROP, TRUNCATE and RENAME.
 
 Each table's dataset is its physical location under the warehouse; the table name itself is a
 `symlinks` entry, as the OpenLineage Spark integration reports it.
@@ -29,12 +29,14 @@ def build_customer_tables(spark) -> None:
     )
 
 
-def rotate_staging_table(spark) -> None:
-    spark.sql("CREATE TABLE staging_events (id INT, payload STRING) USING parquet")
-    spark.sql("INSERT INTO staging_events VALUES (1, 'a'), (2, 'b')")
-    spark.sql("TRUNCATE TABLE staging_events")
-    spark.sql("ALTER TABLE staging_events RENAME TO staging_events_old")
-    spark.sql("DROP TABLE staging_events_old")
+def maintain_tables(spark) -> None:
+    spark.sql("CREATE TABLE obsolete_events (id INT) USING parquet")
+    spark.sql("DROP TABLE obsolete_events")
+    spark.sql("CREATE TABLE scratch_events (id INT, payload STRING) USING parquet")
+    spark.sql("INSERT INTO scratch_events VALUES (1, 'a'), (2, 'b')")
+    spark.sql("TRUNCATE TABLE scratch_events")
+    spark.sql("CREATE TABLE staging_events USING parquet AS SELECT 1 AS id, 'c' AS payload")
+    spark.sql("ALTER TABLE staging_events RENAME TO staging_events_archive")
 
 
 with DAG(
@@ -48,5 +50,5 @@ with DAG(
         task_id="build_customer_tables", python_callable=build_customer_tables, config_kwargs=SPARK_CONF
     )
     LineageAwarePySparkOperator(
-        task_id="rotate_staging_table", python_callable=rotate_staging_table, config_kwargs=SPARK_CONF
+        task_id="maintain_tables", python_callable=maintain_tables, config_kwargs=SPARK_CONF
     )
