@@ -23,9 +23,15 @@ How it works:
   status store shows it started after ``start()``. Queries that started before the task and end
   during it are therefore not leaked; concurrent queries on the same session from *other threads*
   cannot be told apart from the task's own.
+  An old execution evicted from the status store (``spark.sql.ui.retainedExecutions``, 1000 by
+  default) is dropped.
 * ``snapshot()``/``stop()`` drain the bus again (so every callback has run), then name and merge in
   plain Python (:mod:`lineage_operators.spark.resolve`). ``stop()`` unregisters the listener and
-  shuts down the py4j callback server if this module started it.
+  shuts down the py4j callback server if this module started it (and no other capture uses it).
+* Facets: schema, dataSource, symlinks (session-catalog tables), storage (delta/iceberg only),
+  lifecycleStateChange and outputStatistics on outputs, inputStatistics (file scans) on inputs;
+  run facets ``processing_engine`` and ``spark_applicationDetails``; job facet ``sql`` with the
+  redacted text of the ``spark.sql`` statements the task ran (from the parser's origin of the plan).
 """
 
 from __future__ import annotations
@@ -121,8 +127,8 @@ class SparkLineageCapture:
             log.info("lineage capture: listener bus still busy at start; relying on execution ids")
         self._exec_watermark = self._last_execution_id(jss)
         self._qe_watermark = int(jss.range(0).queryExecution().id())
-        self._listener = lst.QueryListener(self._on_execution)
         lst.acquire_callback_server(self._gateway)
+        self._listener = lst.QueryListener(self._on_execution)  # from here on, _teardown releases
         self._jlistener = lst.java_proxy(self._gateway.jvm, self._listener)
         jss.listenerManager().register(self._jlistener)
 
@@ -217,7 +223,11 @@ class SparkLineageCapture:
         old = [f for f in facts if f.qe_id is None or f.qe_id <= watermark]
         if not old:
             return facts
-        fresh = self._fresh_query_ids()
+        try:
+            fresh = self._fresh_query_ids()
+        except Exception as exc:  # no status store (session stopped...): keep only new executions
+            log.warning("lineage capture: cannot read Spark's SQL status store: %s", describe(exc))
+            fresh = set()
         return [f for f in facts if not (f.qe_id is None or f.qe_id <= watermark) or f.query_id in fresh]
 
     def _fresh_query_ids(self) -> set[str]:

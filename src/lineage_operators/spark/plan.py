@@ -16,7 +16,21 @@ Node coverage (class -> what is read):
   or the table's ``location`` property). ``LocalRelation``, ``Range``, ``LogicalRDD``... are not
   datasets. Cached DataFrames need nothing special: the analyzed plan still holds the relations
   the cache was built from.
-* outputs, root command: see :data:`_COMMANDS` and :meth:`PlanReader._outputs`.
+* outputs, root command (:func:`_cmd_fields`, :meth:`PlanReader._outputs`):
+  ``InsertIntoHadoopFsRelationCommand`` (output path; its catalog table when inserting into one),
+  ``CreateDataSourceTableAsSelectCommand`` / ``CreateHiveTableAsSelectCommand`` and
+  ``CreateDataSourceTableCommand`` / ``CreateTableCommand`` (CREATE; table location or the
+  catalog's default path), ``SaveIntoDataSourceCommand`` (JDBC url + dbtable, else ``path``),
+  ``InsertIntoDataSourceCommand``, ``InsertIntoDataSourceDirCommand`` / ``InsertIntoHiveDirCommand``,
+  ``InsertIntoHiveTable``, ``LoadDataCommand`` (the loaded path is an input), ``TruncateTableCommand``
+  and ``AlterTableRenameCommand`` (looked up in the catalog), ``DropTableCommand`` / ``DropTable``,
+  V2 ``AppendData`` / ``OverwriteByExpression`` / ``OverwritePartitionsDynamic`` (the target
+  relation) and ``CreateTableAsSelect`` / ``ReplaceTableAsSelect`` / ``CreateTable`` / ``ReplaceTable``
+  (loaded from their catalog). ``SaveAsV1TableCommand`` (``saveAsTable``) is covered by the CTAS or
+  insert it runs as a nested execution.
+* statistics: write metrics of ``DataWritingCommandExec``; scan metrics of ``FileSourceScanExec``
+  (``numFiles``, ``filesSize``, ``numOutputRows``), AQE stages opened JVM-side.
+* SQL text: the parser's ``Origin.sqlText`` of the root or of its first descendants (not a view's).
 """
 
 from __future__ import annotations
@@ -70,6 +84,7 @@ class RelationFacts:
     provider: str | None = None  # table provider: parquet, delta, iceberg, hive, jdbc...
     lifecycle: str | None = None  # CREATE / OVERWRITE / DROP / TRUNCATE / RENAME
     previous_table: TableRef | None = None  # RENAME: the old identity
+    relation_id: str | None = None  # identity of the JVM relation, to join scan statistics
     rows: int | None = None
     size: int | None = None
     files: int | None = None
@@ -279,8 +294,14 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
         ct_of_leaf,
         t.when(LR, t.chain(relation, t.when(JDBC_REL, jdbc))),
         t.when(DSV2_REL, v2),
+        t.when(LR, t.chain(relation, _identity_hash(t))),
     ]
     return fields
+
+
+def _identity_hash(t: JvmTools) -> Any:
+    """``System.identityHashCode``: the physical scan of a relation holds the very same object."""
+    return t.static("java.lang.System", "identityHashCode", ["java.lang.Object"])
 
 
 def _build_leaf_fn(t: JvmTools) -> Any:
@@ -323,8 +344,7 @@ def _build_is_wrapper_fn(t: JvmTools) -> Any:
 
 
 def _build_scan_fn(t: JvmTools) -> Any:
-    """FileSourceScanExec -> roots, leaf dirs, table (db, name), numFiles, filesSize, numOutputRows."""
-    location = t.chain((SCAN_EXEC, "relation"), (HFR, "location"))
+    """FileSourceScanExec -> relation identity, table (db, name), numFiles, filesSize, numOutputRows."""
     table_id = t.step(SCAN_EXEC, "tableIdentifier")
 
     def metric(name: str) -> Any:
@@ -334,11 +354,7 @@ def _build_scan_fn(t: JvmTools) -> Any:
         )
 
     fields = [
-        t.mk_string(t.chain(location, (FILE_INDEX, "rootPaths"))),
-        t.chain(
-            location,
-            t.when(PAFI, t.mk_string(t.chain((PAFI, "leafDirToChildrenFiles"), (MAP_OPS, "keySet")))),
-        ),
+        t.chain((SCAN_EXEC, "relation"), _identity_hash(t)),
         t.option_map(table_id, t.opt(t.step(TABLE_ID, "database"))),
         t.option_map(table_id, t.step(TABLE_ID, "table")),
         metric("numFiles"),
@@ -713,22 +729,16 @@ class PlanReader:
             nodes = nodes.flatMap(unwrap)
         scans = nodes.map(t.cached("plan.scan", _build_scan_fn))
         for record in split_records(t.read(t.joined(scans, RSEP))):
-            if len(record) < 7:
+            if len(record) < 6:
                 continue
-            dirs = _directories(split_list(record[0]), set(split_list(record[1])))
-            table = TableRef(record[2], record[3]) if record[3] else None
-            target = next(
-                (
-                    rel
-                    for rel in inputs
-                    if (table is not None and rel.table == table)
-                    or (rel.table is None and rel.location in dirs)
-                ),
-                None,
-            )
+            relation_id = record[0]
+            table = TableRef(record[1], record[2]) if record[2] else None
+            target = next((rel for rel in inputs if relation_id and rel.relation_id == relation_id), None)
+            if target is None and table is not None:
+                target = next((rel for rel in inputs if rel.table == table), None)
             if target is None:
                 continue
-            files, size, rows = (_int(v) for v in record[4:7])
+            files, size, rows = (_int(v) for v in record[3:6])
             target.files = _add(target.files, files)
             target.size = _add(target.size, size)
             target.rows = _add(target.rows, rows)
@@ -739,37 +749,43 @@ class PlanReader:
         return self._parse_leaf(records[0]) if records else []
 
     def _parse_leaf(self, record: list[str | None]) -> list[RelationFacts]:
+        """A leaf record (fields of :func:`_leaf_fields`) -> the datasets it stands for."""
         leaf_cls = _at(record, 0) or ""
-        rel_cls = _at(record, 1) or ""
-        rel_text = _at(record, 2)
         roots = split_list(_at(record, 3))
         leaf_dirs = set(split_list(_at(record, 4)))
         schema = _at(record, 5)
         table, location, provider, _ = _parse_ct(_at(record, 6))
         if leaf_cls in (LR, HIVE_REL):
-            if table is not None:
-                fmt = rel_text if rel_cls == HFR else provider
-                return [
-                    RelationFacts(
-                        location=location, table=table, schema_text=schema, provider=provider, file_format=fmt
-                    )
-                ]
-            if rel_cls == HFR:
-                return [
-                    RelationFacts(location=d, schema_text=schema, file_format=rel_text)
-                    for d in _directories(roots, leaf_dirs)
-                ]
-            if rel_cls == JDBC_REL:
-                jdbc = _sub(_at(record, 7), SEP3)
-                return [self._jdbc(_at(jdbc, 0), _at(jdbc, 1), _at(jdbc, 2), schema)]
-            if rel_cls:
-                log.debug("lineage capture: relation %s is not a known dataset", rel_cls.rsplit(".", 1)[-1])
-            return []
+            facts = self._parse_relation(record)
+            for rel in facts[:1]:  # scan statistics go to the relation's first directory
+                rel.relation_id = _at(record, 9)
+            return facts
         if leaf_cls == DSV2_REL:
             if table is not None:
                 return [RelationFacts(location=location, table=table, schema_text=schema, provider=provider)]
             v2 = _sub(_at(record, 8), SEP3)
             return self._v2(v2, roots, leaf_dirs, schema)
+        return []
+
+    def _parse_relation(self, record: list[str | None]) -> list[RelationFacts]:
+        """A LogicalRelation or HiveTableRelation leaf: catalog table, files or JDBC."""
+        rel_cls, rel_text, schema = _at(record, 1) or "", _at(record, 2), _at(record, 5)
+        table, location, provider, _ = _parse_ct(_at(record, 6))
+        if table is not None:
+            fmt = rel_text if rel_cls == HFR else provider
+            return [
+                RelationFacts(
+                    location=location, table=table, schema_text=schema, provider=provider, file_format=fmt
+                )
+            ]
+        if rel_cls == HFR:
+            dirs = _directories(split_list(_at(record, 3)), set(split_list(_at(record, 4))))
+            return [RelationFacts(location=d, schema_text=schema, file_format=rel_text) for d in dirs]
+        if rel_cls == JDBC_REL:
+            jdbc = _sub(_at(record, 7), SEP3)
+            return [self._jdbc(_at(jdbc, 0), _at(jdbc, 1), _at(jdbc, 2), schema)]
+        if rel_cls:
+            log.debug("lineage capture: relation %s is not a known dataset", rel_cls.rsplit(".", 1)[-1])
         return []
 
     def _jdbc(
