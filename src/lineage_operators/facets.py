@@ -8,9 +8,8 @@ what openlineage-spark emits so that our datasets carry the same facets as its l
   members, an array's element as ``_element``, a map's ``key`` and ``value``
   (openlineage-spark ``PlanUtils.schemaFacet``, PR OpenLineage#2689).
 * ``dataSource``: name and uri = the namespace (``PlanUtils.datasourceFacet``).
-* ``storage``: only for table formats with a storage layer (delta, iceberg): the facet's
-  ``storageLayer`` is required, and openlineage-spark sets it only from its Delta/Iceberg catalog
-  handlers -- plain parquet/csv files get no storage facet.
+* ``storage``: the table format (delta, iceberg, hive) where there is one, else ``file`` with the
+  file format Spark read or wrote (parquet, csv, json, orc, text, ...); the facet requires a layer.
 
 Imports openlineage-python at module level: import only from run-time code paths.
 """
@@ -44,6 +43,7 @@ SPARK_APPLICATION_DETAILS_SCHEMA_URL = (
 )
 #: Storage layers openlineage-spark reports, with the file format their data files use.
 STORAGE_LAYERS = {"delta": "parquet", "iceberg": None}
+FILE_FORMATS = ("parquet", "orc", "avro", "json", "csv", "xml", "text")
 LIFECYCLE_STATES = frozenset(s.value for s in lifecycle_state_change_dataset.LifecycleStateChange)
 
 
@@ -145,12 +145,24 @@ def symlinks_facet(
 def storage_facet(
     storage_layer: str | None, file_format: str | None = None
 ) -> storage_dataset.StorageDatasetFacet | None:
-    """Only for known storage layers (delta: parquet files; iceberg: its ``format`` property)."""
+    """The table format where there is one (delta, iceberg, hive), else ``file`` for plain files
+    whose format Spark knows: the facet requires a storage layer, and plain files have one too."""
     layer = (storage_layer or "").lower()
-    if layer not in STORAGE_LAYERS:
+    fmt = normalize_file_format(file_format)
+    if layer in STORAGE_LAYERS:
+        fmt = fmt or STORAGE_LAYERS[layer]
+        return storage_dataset.StorageDatasetFacet(storageLayer=layer, fileFormat=fmt)
+    if fmt is None:
         return None
-    fmt = file_format or STORAGE_LAYERS[layer]
-    return storage_dataset.StorageDatasetFacet(storageLayer=layer, fileFormat=fmt.lower() if fmt else None)
+    return storage_dataset.StorageDatasetFacet(storageLayer="hive" if layer == "hive" else "file", fileFormat=fmt)
+
+
+def normalize_file_format(value: str | None) -> str | None:
+    """``ParquetFileFormat``, ``org.apache...csv.CSVFileFormat``, ``parquet`` -> the spec's short names."""
+    if not value:
+        return None
+    last = value.replace("/", ".").rsplit(".", 1)[-1].lower()
+    return next((name for name in FILE_FORMATS if last.startswith(name)), None)
 
 
 def lifecycle_facet(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,6 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     work = tmp_path_factory.mktemp("spark")
     builder = SparkSession.builder
-    for key, value in _shared_jvm_conf().items():
-        builder = builder.config(key, value)
     session = (
         builder.master("local[2]")
         .appName("lineage-operators-tests")
@@ -44,30 +41,6 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         _stop_sessions()
 
 
-def _shared_jvm_conf() -> dict[str, str]:
-    """Classpath entries later Spark tests of this pytest process need.
-
-    pyspark starts one JVM per process: the first session fixes the driver's classpath, so a
-    later session's ``spark.driver.extraClassPath`` (the PostgreSQL JDBC driver of the JDBC smoke
-    and system tests) would be ignored if this session started the JVM without it.
-    """
-    root = str(_HERE.parents[1])
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    try:
-        from tests.support.postgres import find_jdbc_jar
-    except ImportError:
-        return {}
-    jar = find_jdbc_jar()
-    if jar is None:
-        return {}
-    return {
-        "spark.jars": str(jar),
-        "spark.driver.extraClassPath": str(jar),
-        "spark.executor.extraClassPath": str(jar),
-    }
-
-
 def _stop_sessions() -> None:
     while _SESSIONS:
         _SESSIONS.pop().stop()
@@ -78,7 +51,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     """Stop the session once the last test of this directory and its fixtures are torn down.
 
     A session-scoped fixture lives until the whole run ends, and ``getOrCreate`` elsewhere (the
-    JDBC smoke test, the system tests' operators) would silently reuse this session and its conf.
+    system tests' operators) would silently reuse this session and its conf.
     """
     try:
         return (yield)

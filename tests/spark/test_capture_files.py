@@ -51,7 +51,8 @@ def test_format_round_trip(spark: Any, source: Path, tmp_path: Path, fmt: str) -
     assert files >= 1
     assert written.facets["dataSource"].name == "file"
     assert written.facets["dataSource"].uri == "file"
-    assert "storage" not in written.facets  # openlineage-spark sets it only for delta/iceberg
+    storage = written.facets["storage"]
+    assert (storage.storageLayer, storage.fileFormat) == ("file", fmt)
     expected = (
         [("value", "string")] if fmt == "text" else [("id", "long"), ("name", "string"), ("even", "boolean")]
     )

@@ -163,7 +163,7 @@ def test_spark_connect_like_session_is_not_captured() -> None:
 
 def test_run_facets(spark: Any) -> None:
     result = captured(spark, lambda: None)
-    engine = result.run_facets["processing_engine"]
+    engine = result.run_facets["spark_processingEngine"]
     assert (engine.name, engine.version) == ("spark", spark.version)
     from lineage_operators._version import __version__
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+from datetime import datetime, timezone
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_DAGS = ROOT / "example_dags"
 GOLDEN = Path(__file__).parent / "golden"
 _module_ids = itertools.count()
+# A fixed logical date keeps templated paths ({{ ds_nodash }}) and nominal times stable.
+LOGICAL_DATE = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -53,6 +56,7 @@ def run_example(
     """Run an example DAG; its events are schema-validated before the test sees them."""
 
     def run(name: str, **kwargs: Any) -> DagRunResult:
+        kwargs.setdefault("logical_date", LOGICAL_DATE)
         result = run_dag(load_example_dag(name), **kwargs)
         validate_events(result)
         return result

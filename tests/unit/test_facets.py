@@ -133,8 +133,13 @@ def test_datasource_and_symlinks() -> None:
         ("DELTA", "orc", ("delta", "orc")),
         ("iceberg", "parquet", ("iceberg", "parquet")),
         ("iceberg", None, ("iceberg", None)),
-        ("parquet", "parquet", None),  # plain files: no storage layer, no facet (as openlineage-spark)
-        (None, "csv", None),
+        (None, "ParquetFileFormat", ("file", "parquet")),  # plain files: layer `file`, format known
+        ("parquet", "parquet", ("file", "parquet")),  # a catalog table's provider is a format
+        (None, "org.apache.spark.sql.execution.datasources.csv.CSVFileFormat", ("file", "csv")),
+        (None, "TextFileFormat", ("file", "text")),
+        ("hive", "orc", ("hive", "orc")),
+        (None, "jdbc", None),  # not a file format
+        (None, None, None),
     ],
 )
 def test_storage_facet(layer: str | None, fmt: str | None, expected: tuple[str, str | None] | None) -> None:
@@ -242,7 +247,7 @@ def test_facets_pass_the_openlineage_schemas() -> None:
         run=Run(
             runId="01a1fd27-4188-7960-bfd2-600ddb2c6c6e",
             facets={
-                "processing_engine": f.processing_engine_facet("4.3.0"),
+                "spark_processingEngine": f.processing_engine_facet("4.3.0"),
                 "spark_applicationDetails": f.spark_application_details_facet(master="local", appName="a"),
             },
         ),

@@ -239,3 +239,25 @@ def test_several_events_under_one_key_are_written_as_a_list(tmp_path: Path) -> N
     doc = json.loads(path.read_text())
     assert [e["run"]["runId"]["as"] for e in doc[EXTRACT]] == ["etl.daily.extract", "etl.daily.extract#2"]
     assert_events_match_file(events, path, placeholders=PLACEHOLDERS)
+
+
+def test_machine_dependent_values_are_written_as_type_matchers(tmp_path):
+    event = {
+        "eventType": "COMPLETE",
+        "eventTime": "2026-01-01T00:00:00+00:00",
+        "job": {"namespace": "ns", "name": "d.t"},
+        "run": {
+            "runId": "01a1fd39-cc00-77b1-aaa9-5e1492520e28",
+            "facets": {"spark_applicationDetails": {"applicationId": "local-1795251120361", "appName": "d.t"}},
+        },
+        "outputs": [
+            {"namespace": "file", "name": "/x", "outputFacets": {"outputStatistics": {"rowCount": 3, "size": 1981}}}
+        ],
+    }
+    path = tmp_path / "golden.json"
+    write_expected(path, [event])
+    written = json.loads(path.read_text())["d.t.event.complete"]
+    details = written["run"]["facets"]["spark_applicationDetails"]
+    assert details == {"applicationId": {"$match": "type", "type": "string"}, "appName": "d.t"}
+    stats = written["outputs"][0]["outputFacets"]["outputStatistics"]
+    assert stats == {"rowCount": 3, "size": {"$match": "type", "type": "number"}}

@@ -7,7 +7,7 @@ CONTRACT:
     ...user code...
     result = capture.stop()                # drains the listener bus, unregisters; never raises
     result.inputs / result.outputs         # list[LineageDataset], named, de-duplicated, facets attached
-    result.run_facets                      # {"processing_engine": ..., "spark_applicationDetails": ...}
+    result.run_facets                      # {"spark_processingEngine": ..., "spark_applicationDetails": ...}
     result.job_facets                      # {"sql": ...} when the task ran SQL text
     capture.snapshot()                     # same as stop()'s result, without stopping (for failures)
 
@@ -30,7 +30,8 @@ How it works:
   shuts down the py4j callback server if this module started it (and no other capture uses it).
 * Facets: schema, dataSource, symlinks (session-catalog tables), storage (delta/iceberg only),
   lifecycleStateChange and outputStatistics on outputs, inputStatistics (file scans) on inputs;
-  run facets ``processing_engine`` and ``spark_applicationDetails``; job facet ``sql`` with the
+  run facets ``spark_processingEngine`` (the provider keeps ``processing_engine`` for Airflow on
+  task events) and ``spark_applicationDetails``; job facet ``sql`` with the
   redacted text of the ``spark.sql`` statements the task ran (from the parser's origin of the plan).
 """
 
@@ -46,6 +47,10 @@ from lineage_operators.model import LineageDataset
 from lineage_operators.spark._errors import describe
 
 log = logging.getLogger(__name__)
+
+# The provider sets ``processing_engine`` (Airflow) on every task event after our facets, so the
+# Spark engine that ran the task is reported under its own key, with the same standard facet.
+SPARK_ENGINE_FACET = "spark_processingEngine"
 
 DEFAULT_DRAIN_TIMEOUT = 30.0
 START_DRAIN_TIMEOUT = 5.0
@@ -294,7 +299,7 @@ class SparkLineageCapture:
         except Exception:
             user = None
         return {
-            "processing_engine": f.processing_engine_facet(str(sc.version)),
+            SPARK_ENGINE_FACET: f.processing_engine_facet(str(sc.version)),
             "spark_applicationDetails": f.spark_application_details_facet(
                 master=sc.master,
                 appName=sc.appName,

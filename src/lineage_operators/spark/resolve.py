@@ -139,7 +139,7 @@ def _dataset(acc: _Acc, output: bool) -> LineageDataset:
     symlinks = f.symlinks_facet(acc.symlinks)
     if symlinks is not None:
         facets["symlinks"] = symlinks
-    storage = f.storage_facet(acc.provider, acc.file_format if acc.provider == "iceberg" else None)
+    storage = f.storage_facet(acc.provider, acc.file_format)
     if storage is not None:
         facets["storage"] = storage
     dataset = LineageDataset(acc.name.namespace, acc.name.name, facets)

@@ -58,6 +58,20 @@ every facet's ``_producer``/``_schemaURL`` (repeated per facet; ``validate_event
 them), and the provider's dumps of Airflow's own task, DAG and run attributes, which are
 not lineage, change with every Airflow release and hold durations and timestamped URLs."""
 
+MACHINE_DEPENDENT: tuple[str, ...] = (
+    "run.facets.spark_applicationDetails.applicationId",
+    "run.facets.spark_applicationDetails.driverHost",
+    "run.facets.spark_applicationDetails.uiWebUrl",
+    "run.facets.spark_applicationDetails.userName",
+    "**.inputStatistics.size",
+    "**.inputStatistics.fileCount",
+    "**.outputStatistics.size",
+    "**.outputStatistics.fileCount",
+)
+"""Paths written as "any value of the same type": they change with the machine (host, user,
+Spark application id) or with its core count and library versions (file counts and bytes
+written), while the rest of the event must not."""
+
 _update_from_option = False
 _NONE: Any = object()
 
@@ -152,6 +166,14 @@ def _glob_match(pattern: tuple[str, ...], path: tuple[str, ...]) -> bool:
     return bool(path) and head in ("*", path[0]) and _glob_match(rest, path[1:])
 
 
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object", type(None): "null"}.get(type(value), "string")
+
+
 def _excluded(path: tuple[str, ...], exclude: Sequence[tuple[str, ...]]) -> bool:
     return any(_glob_match(pattern, path) for pattern in exclude)
 
@@ -180,6 +202,7 @@ class _Builder:
         self.placeholders = placeholders
         self.items = _placeholder_items(placeholders)
         self.exclude = [tuple(p.split(".")) for p in exclude]
+        self.machine_dependent = [tuple(p.split(".")) for p in MACHINE_DEPENDENT]
         self.run_names = run_names
 
     def build(
@@ -187,6 +210,8 @@ class _Builder:
     ) -> Any:
         if old is not _NONE and matches(old, actual, placeholders=self.placeholders):
             return m.encode(old)
+        if _excluded(path, self.machine_dependent):
+            return m.encode(m.of_type(_json_type(actual)))
         if isinstance(actual, Mapping):
             old_map = old if isinstance(old, Mapping) else {}
             return {

@@ -1,0 +1,120 @@
+"""Keep the benchmarks runnable: ``--tiny`` must produce every figure, finite, and record nothing.
+
+No timing is asserted: a tiny run's numbers mean nothing. The pure helpers the figures depend on
+(interval union, targets, the results table, the event inspection) are checked directly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.event import inspect_event  # noqa: E402
+from benchmarks.figures import Figure, Target  # noqa: E402
+from benchmarks.probe import union_length  # noqa: E402
+from benchmarks.results import TABLE_HEADER, append  # noqa: E402
+
+EXPECTED_FIGURES = {
+    "task_overhead_ratio",
+    "task_overhead_capture_fraction",
+    "task_overhead_task_thread_fraction",
+    "large_plan_capture_fraction",
+    "large_plan_capture_growth_2x",
+    "large_plan_event_bytes",
+    "large_plan_event_per_file_datasets",
+    "large_plan_event_plan_dumps",
+    "large_plan_event_datasets",
+    "large_plan_task_ratio",
+    "large_plan_capture_fraction_1x",
+    "parse_time_ratio",
+    "parse_time_ratio_preimported",
+    "parse_heavy_modules_beyond_baseline",
+    "parse_spark_or_openlineage_client_modules",
+    "memory_peak_rss_ratio",
+    "memory_peak_rss_ratio_jvm",
+    "memory_python_extra_mib",
+    "fresh_process_task_time_ratio",
+}
+# A tiny run is ~40 s on an idle 2-core machine; the limit only stops a hung run.
+TINY_TIMEOUT_SECONDS = 300
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], list[dict]]:
+    results = ROOT / "benchmarks" / "RESULTS.md"
+    before = results.read_bytes()
+    output = tmp_path_factory.mktemp("bench") / "figures.json"
+    started = time.monotonic()
+    completed = subprocess.run(
+        [sys.executable, "-m", "benchmarks.run", "--tiny", "--json", str(output)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TINY_TIMEOUT_SECONDS,
+        check=False,
+    )
+    print(f"benchmarks --tiny took {time.monotonic() - started:.0f}s")
+    assert completed.returncode == 0, completed.stdout + completed.stderr[-4000:]
+    assert results.read_bytes() == before, "--tiny must not append to RESULTS.md"
+    return completed, json.loads(output.read_text())
+
+
+def test_tiny_run_produces_every_figure_as_a_finite_number(tiny_run):
+    completed, figures = tiny_run
+    values = {figure["name"]: figure["value"] for figure in figures}
+    assert set(values) == EXPECTED_FIGURES
+    assert all(isinstance(v, (int, float)) and math.isfinite(v) for v in values.values()), values
+    lines = completed.stdout.strip().splitlines()
+    assert [line.split()[0] for line in lines] == [figure["name"] for figure in figures]
+    assert all(line.endswith((" OK", " MISSED", "(info)")) for line in lines), lines
+
+
+def test_union_length_counts_overlaps_once():
+    assert union_length([]) == 0
+    assert union_length([(0, 2), (1, 3), (5, 6)]) == pytest.approx(4)
+    assert union_length([(0, 10), (2, 3)]) == pytest.approx(10)
+
+
+def test_targets_and_lines():
+    assert Figure("x", 1.013, Target("<=", 1.02)).line() == "x 1.013 (target <= 1.020) OK"
+    assert Figure("x", 0.02, Target("<", 0.01)).line().endswith("MISSED")
+    assert Figure("n", 0.0, Target("==", 0)).met
+    assert not Target("<=", 1.0).met_by(math.nan)
+    assert Figure("x", 3.0).line() == "x 3 (info)"
+
+
+def test_results_rows_append_under_one_header(tmp_path):
+    path = tmp_path / "RESULTS.md"
+    path.write_text("# Results\n\nIntro.\n")
+    when = datetime(2026, 1, 2, 3, 4)
+    append(path, [Figure("a", 1.0, Target("<=", 1.02))], when, "2 cores", "python 3.11")
+    append(path, [Figure("b", 2.5)], when, "2 cores", "python 3.11")
+    text = path.read_text()
+    assert text.count(TABLE_HEADER) == 1
+    assert text.rstrip().splitlines()[-2:] == [
+        "| 2026-01-02 03:04 | a | 1 | <= 1.020 | yes | 2 cores | python 3.11 |",
+        "| 2026-01-02 03:04 | b | 2.500 | info | - | 2 cores | python 3.11 |",
+    ]
+
+
+def test_event_inspection_flags_per_file_datasets_and_plan_dumps():
+    event = {
+        "inputs": [{"namespace": "file", "name": "/data/events/part=0001/f000.parquet"}],
+        "outputs": [{"namespace": "file", "name": "/data/out"}],
+        "job": {"facets": {"spark.logicalPlan": {"plan": "Project\n+- Relation[a] parquet"}}},
+    }
+    inspection = inspect_event(json.dumps(event), {"f000.parquet"})
+    assert (inspection.input_datasets, inspection.output_datasets) == (1, 1)
+    assert inspection.per_file_datasets == 1
+    assert inspection.plan_dumps == 2
