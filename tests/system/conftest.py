@@ -33,8 +33,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def load_example_dag(name: str) -> Any:
     """Import an example DAG file afresh, so it reads the environment this test set."""
-    path = EXAMPLE_DAGS / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"example_{name}_{next(_module_ids)}", path)
+    return load_dag_file(EXAMPLE_DAGS / f"{name}.py")
+
+
+def load_dag_file(path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(f"dag_{path.stem}_{next(_module_ids)}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -1,0 +1,27 @@
+"""Lineage code that fails must never fail the task: a subclass whose own recording raises."""
+
+from __future__ import annotations
+
+import os
+
+import pendulum
+from airflow.sdk import DAG
+
+from lineage_operators import LineageAwarePySparkOperator
+
+BASE_DIR = os.environ.get("LINEAGE_EXAMPLE_BASE_DIR", "/tmp/lineage-operators-example")
+
+
+class CarelessOperator(LineageAwarePySparkOperator):
+    def run_spark(self, spark, context) -> int:
+        self.lineage.add_input(object())  # not a dataset: a warning, not an error
+        self.lineage.add_output("relative/path/is/not/a/dataset")
+        spark.range(4).write.mode("overwrite").parquet(f"{BASE_DIR}/careless")
+        return 4
+
+    def record_lineage(self, spark, context) -> None:
+        raise RuntimeError("bug in a platform team's lineage hook")
+
+
+with DAG("robustness", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")) as dag:
+    CarelessOperator(task_id="careless", master="local[1]")
