@@ -37,7 +37,8 @@ def prepare_environment() -> Path:
 
 def load_dag() -> Any:
     spec = importlib.util.spec_from_file_location("example_file_pipeline", DAG_FILE)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.dag

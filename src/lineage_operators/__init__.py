@@ -26,7 +26,15 @@ _EXPORTS = {
     "DatasetName": "lineage_operators.model",
 }
 
-__all__ = [*_EXPORTS, "__version__"]
+__all__ = [
+    "DatasetName",
+    "LineageAwarePySparkOperator",
+    "LineageDataset",
+    "LineageRecorder",
+    "OpenLineageMixin",
+    "SparkJobError",
+    "__version__",
+]
 
 
 def __getattr__(name: str) -> Any:

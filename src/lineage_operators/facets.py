@@ -154,7 +154,9 @@ def storage_facet(
         return storage_dataset.StorageDatasetFacet(storageLayer=layer, fileFormat=fmt)
     if fmt is None:
         return None
-    return storage_dataset.StorageDatasetFacet(storageLayer="hive" if layer == "hive" else "file", fileFormat=fmt)
+    return storage_dataset.StorageDatasetFacet(
+        storageLayer="hive" if layer == "hive" else "file", fileFormat=fmt
+    )
 
 
 def normalize_file_format(value: str | None) -> str | None:

@@ -34,6 +34,7 @@ class OpenLineageMixin:
 
     inputs: Any
     outputs: Any
+    template_fields: Sequence[str]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -202,8 +203,12 @@ def validate_declared(value: Any, argument: str) -> Any:
             if not text:
                 raise ValueError(f"{argument}: empty dataset string")
             templated = "{{" in text or "{%" in text
-            if not templated and "://" not in text and ":" not in text.split("/", 1)[0] \
-                    and not text.startswith("/"):
+            if (
+                not templated
+                and "://" not in text
+                and ":" not in text.split("/", 1)[0]
+                and not text.startswith("/")
+            ):
                 raise ValueError(
                     f"{argument}: {item!r} is neither an absolute path nor a URI; "
                     "use e.g. '/data/x', 's3://bucket/key', 'postgres://host:5432/db.schema.table', "

@@ -81,14 +81,18 @@ class LineageRecorder:
             if resolved is None:
                 return
             if facets:
-                resolved = resolved.merged_with(LineageDataset(resolved.namespace, resolved.name, dict(facets)))
+                resolved = resolved.merged_with(
+                    LineageDataset(resolved.namespace, resolved.name, dict(facets))
+                )
             key = (resolved.namespace, resolved.name)
             known = target.get(key)
             target[key] = known.merged_with(resolved) if known else resolved
         except Exception as error:
             log.warning(
                 "Lineage of task %s: could not record dataset %r: %s",
-                self.task_label, dataset, error or type(error).__name__,
+                self.task_label,
+                dataset,
+                error or type(error).__name__,
             )
 
     def _resolve(self, dataset: DatasetLike, namespace: str | None) -> LineageDataset | None:
@@ -97,8 +101,10 @@ class LineageRecorder:
         if isinstance(dataset, str):
             if not openlineage_client_available():
                 if not self._warned_unavailable:
-                    log.info("Lineage of task %s is not recorded: openlineage-python is not installed.",
-                             self.task_label)
+                    log.info(
+                        "Lineage of task %s is not recorded: openlineage-python is not installed.",
+                        self.task_label,
+                    )
                     self._warned_unavailable = True
                 return None
             from lineage_operators.naming import parse_dataset

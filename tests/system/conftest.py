@@ -7,15 +7,15 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
-from datetime import datetime, timezone
 from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.postgres import postgres  # noqa: F401  (fixture)
 
 from lineage_operators.testing import DagRunResult, assert_events_match_file, validate_events
-from tests.support.postgres import postgres  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_DAGS = ROOT / "example_dags"
@@ -38,7 +38,8 @@ def load_example_dag(name: str) -> Any:
 
 def load_dag_file(path: Path) -> Any:
     spec = importlib.util.spec_from_file_location(f"dag_{path.stem}_{next(_module_ids)}", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.dag
@@ -64,11 +65,13 @@ def run_example(
         validate_events(result)
         return result
 
-    yield run
+    return run
 
 
 def assert_matches_golden(result: DagRunResult, name: str, base_dir: Path, **placeholders: Any) -> None:
-    assert_events_match_file(result, GOLDEN / f"{name}.json", placeholders={"base_dir": base_dir, **placeholders})
+    assert_events_match_file(
+        result, GOLDEN / f"{name}.json", placeholders={"base_dir": base_dir, **placeholders}
+    )
 
 
 def final_event(result: DagRunResult, dag_id: str, task_id: str) -> dict[str, Any]:

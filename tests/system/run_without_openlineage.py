@@ -28,7 +28,9 @@ def main() -> None:
         "on_complete": operator.get_openlineage_facets_on_complete(None),
         "on_failure": operator.get_openlineage_facets_on_failure(None),
         "outputs": sorted(p.name for p in Path(os.environ["SPARK_ONLY_OUTPUT"]).iterdir()),
-        "ol_modules": sorted(m for m in sys.modules if m.startswith(("openlineage", "airflow.providers.openlineage"))),
+        "ol_modules": sorted(
+            m for m in sys.modules if m.startswith(("openlineage", "airflow.providers.openlineage"))
+        ),
     }
     print("REPORT " + json.dumps(report, default=str))
 

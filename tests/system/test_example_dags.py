@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from tests.system.conftest import all_text, assert_matches_golden, dataset_ids, final_event
 
 
@@ -49,7 +48,7 @@ def test_internal_operator_and_failing_task(run_example, base_dir: Path):
 
 
 @pytest.fixture
-def jdbc_env(postgres, monkeypatch):  # noqa: F811
+def jdbc_env(postgres, monkeypatch):
     postgres.execute(
         "DROP TABLE IF EXISTS public.customers, public.customer_country_summary;"
         "CREATE TABLE public.customers (id INT PRIMARY KEY, name TEXT, country TEXT);"
@@ -71,7 +70,9 @@ def test_jdbc_from_real_postgres_names_tables_and_leaks_no_credentials(
     assert jdbc_env.query("SELECT count(*) FROM public.customer_country_summary") == [("2",)]
 
     export = final_event(result, "example_jdbc_to_parquet", "export_customers")
-    assert dataset_ids(export["inputs"]) == [(f"postgres://127.0.0.1:{jdbc_env.port}", "lineage.public.customers")]
+    assert dataset_ids(export["inputs"]) == [
+        (f"postgres://127.0.0.1:{jdbc_env.port}", "lineage.public.customers")
+    ]
 
     output = capfd.readouterr()
     for text in (all_text(result), output.out, output.err):

@@ -248,10 +248,16 @@ def test_machine_dependent_values_are_written_as_type_matchers(tmp_path):
         "job": {"namespace": "ns", "name": "d.t"},
         "run": {
             "runId": "01a1fd39-cc00-77b1-aaa9-5e1492520e28",
-            "facets": {"spark_applicationDetails": {"applicationId": "local-1795251120361", "appName": "d.t"}},
+            "facets": {
+                "spark_applicationDetails": {"applicationId": "local-1795251120361", "appName": "d.t"}
+            },
         },
         "outputs": [
-            {"namespace": "file", "name": "/x", "outputFacets": {"outputStatistics": {"rowCount": 3, "size": 1981}}}
+            {
+                "namespace": "file",
+                "name": "/x",
+                "outputFacets": {"outputStatistics": {"rowCount": 3, "size": 1981}},
+            }
         ],
     }
     path = tmp_path / "golden.json"

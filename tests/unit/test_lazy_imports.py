@@ -12,8 +12,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY_PREFIXES = ("pyspark", "py4j", "openlineage", "airflow.providers.openlineage")
 
-REPORT = "import json, sys; print(json.dumps(sorted(m for m in sys.modules if m.startswith(%r))))" % (
-    HEAVY_PREFIXES,
+REPORT = (
+    f"import json, sys; print(json.dumps(sorted(m for m in sys.modules if m.startswith({HEAVY_PREFIXES!r}))))"
 )
 
 

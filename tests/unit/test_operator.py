@@ -53,7 +53,9 @@ def test_callable_receives_spark_and_its_op_kwargs(opened):
         seen["spark"], seen["factor"] = spark, factor
         return 42
 
-    op = LineageAwarePySparkOperator(task_id="t", python_callable=job, op_kwargs={"factor": 3}, capture_lineage=False)
+    op = LineageAwarePySparkOperator(
+        task_id="t", python_callable=job, op_kwargs={"factor": 3}, capture_lineage=False
+    )
     assert run(op) == 42
     assert seen == {"spark": opened["session"], "factor": 3}
     assert opened["spec"].conf["spark.app.name"] == "adhoc_airflow.t"
@@ -103,7 +105,9 @@ def test_subclass_overrides_run_spark_and_record_lineage_errors_are_warnings(ope
 
 def test_an_error_holding_a_secret_is_reraised_redacted(opened):
     def job(spark):
-        raise RuntimeError("cannot connect to jdbc:postgresql://u:hunter2-secret@db:5432/x?password=hunter2-secret")
+        raise RuntimeError(
+            "cannot connect to jdbc:postgresql://u:hunter2-secret@db:5432/x?password=hunter2-secret"
+        )
 
     op = LineageAwarePySparkOperator(task_id="t", python_callable=job, capture_lineage=False)
     with pytest.raises(SparkJobError) as raised:
@@ -139,7 +143,9 @@ def test_bad_arguments_fail_at_dag_definition(kwargs, error, message):
 
 def test_connect_urls_are_spark_connect():
     spec = spec_from_master("sc://spark-connect:15002")
-    assert spec.is_connect and spec.remote == "sc://spark-connect:15002" and spec.master is None
+    assert spec.is_connect
+    assert spec.remote == "sc://spark-connect:15002"
+    assert spec.master is None
     assert not spec_from_master(None).is_connect
 
 

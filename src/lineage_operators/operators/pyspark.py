@@ -72,7 +72,9 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         if conn_id is not None and master is not None:
             raise ValueError(f"{type(self).__name__}: give conn_id or master, not both")
         if config_kwargs is not None and not isinstance(config_kwargs, Mapping):
-            raise TypeError(f"config_kwargs must be a mapping of Spark conf, got {type(config_kwargs).__name__}")
+            raise TypeError(
+                f"config_kwargs must be a mapping of Spark conf, got {type(config_kwargs).__name__}"
+            )
         super().__init__(python_callable=python_callable, op_args=op_args, op_kwargs=op_kwargs, **kwargs)
         self.conn_id = conn_id
         self.master = master
@@ -116,10 +118,16 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
                 _stop_quietly(spark)
 
     def _session_spec(self, context: Any) -> SessionSpec:
-        from lineage_operators.spark.session import spec_from_connection, spec_from_master, with_parent_job_information
+        from lineage_operators.spark.session import (
+            spec_from_connection,
+            spec_from_master,
+            with_parent_job_information,
+        )
 
         conf = {"spark.app.name": f"{self.dag_id}.{self.task_id}", **self.config_kwargs}
-        spec = spec_from_connection(self.conn_id, conf) if self.conn_id else spec_from_master(self.master, conf)
+        spec = (
+            spec_from_connection(self.conn_id, conf) if self.conn_id else spec_from_master(self.master, conf)
+        )
         spec.conf = with_parent_job_information(spec.conf, context)
         return spec
 
@@ -139,7 +147,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         if spec.is_connect or _is_connect(spark):
             log.info(
                 "Task %s: automatic lineage capture needs a classic Spark session; over Spark Connect "
-                "record datasets with self.lineage.add_input/add_output.", self._lineage_label()
+                "record datasets with self.lineage.add_input/add_output.",
+                self._lineage_label(),
             )
             return None
         if not openlineage_client_available() or _openlineage_disabled():
@@ -151,7 +160,9 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             capture.start()
             return capture
         except Exception as error:
-            log.warning("Task %s: lineage capture did not start: %s", self._lineage_label(), _redacted_text(error))
+            log.warning(
+                "Task %s: lineage capture did not start: %s", self._lineage_label(), _redacted_text(error)
+            )
             return None
 
     def _record_lineage_safely(self, spark: SparkSession, context: Any) -> None:

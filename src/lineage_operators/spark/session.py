@@ -94,9 +94,13 @@ def ensure_java() -> None:
     if java is None:
         raise RuntimeError("Java 17 or newer is required to run Spark, and no `java` is on PATH.")
     try:
-        output = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30).stderr
+        output = subprocess.run(
+            [java, "-version"], check=False, capture_output=True, text=True, timeout=30
+        ).stderr
     except (OSError, subprocess.SubprocessError) as error:
-        raise RuntimeError(f"Java 17 or newer is required to run Spark; `java -version` failed: {error}") from None
+        raise RuntimeError(
+            f"Java 17 or newer is required to run Spark; `java -version` failed: {error}"
+        ) from None
     version = java_major_version(output)
     if version is not None and version < 17:
         raise RuntimeError(f"Java 17 or newer is required to run Spark; found Java {version}.")
@@ -127,7 +131,7 @@ def open_session(spec: SessionSpec) -> tuple[SparkSession, bool]:
             return active, False
         ensure_java()
     builder = SparkSession.builder
-    if spec.is_connect:
+    if spec.remote is not None:
         builder = builder.remote(spec.remote)
     elif spec.master:
         builder = builder.master(spec.master)
