@@ -52,25 +52,27 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     "run.facets.airflowState",
     "run.facets.debug",
     "job.facets.airflow",
+    "run.facets.spark_applicationDetails.driverHost",
+    "run.facets.spark_applicationDetails.uiWebUrl",
+    "run.facets.spark_applicationDetails.userName",
 )
 """Paths left out of written golden files (partial matching then does not check them):
 every facet's ``_producer``/``_schemaURL`` (repeated per facet; ``validate_events`` checks
 them), and the provider's dumps of Airflow's own task, DAG and run attributes, which are
-not lineage, change with every Airflow release and hold durations and timestamped URLs."""
+not lineage, change with every Airflow release and hold durations and timestamped URLs; and
+where the Spark driver ran (host, UI URL when the UI is on, user)."""
 
 MACHINE_DEPENDENT: tuple[str, ...] = (
     "run.facets.spark_applicationDetails.applicationId",
-    "run.facets.spark_applicationDetails.driverHost",
-    "run.facets.spark_applicationDetails.uiWebUrl",
-    "run.facets.spark_applicationDetails.userName",
+    "run.facets.errorMessage.stackTrace",
     "**.inputStatistics.size",
     "**.inputStatistics.fileCount",
     "**.outputStatistics.size",
     "**.outputStatistics.fileCount",
 )
-"""Paths written as "any value of the same type": they change with the machine (host, user,
-Spark application id) or with its core count and library versions (file counts and bytes
-written), while the rest of the event must not."""
+"""Paths written as "any value of the same type": they change with the machine (Spark application
+id, file paths in stack traces) or with its core count and library versions (file counts and
+bytes written), while the rest of the event must not."""
 
 _update_from_option = False
 _NONE: Any = object()

@@ -1,0 +1,99 @@
+"""The process environment every benchmark (and child process) runs in, and what it ran on.
+
+OpenLineage is switched on with a console transport: without any transport the provider
+reports itself disabled and the operator would skip capture, so the benchmark would measure
+nothing. Nothing is emitted through it: the benchmarks call the operator's methods directly.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SPARK_MASTER = "local[2]"
+# Bytecode cache for child processes, outside the source trees (``.build/`` is git-ignored).
+PYCACHE_DIR = REPO_ROOT / ".build" / "bench-pycache"
+
+OPENLINEAGE_ENVIRONMENT = {
+    "AIRFLOW__OPENLINEAGE__TRANSPORT": '{"type": "console"}',
+    "AIRFLOW__OPENLINEAGE__DISABLED": "False",
+}
+
+
+def configure_process_environment() -> None:
+    """Call before Airflow reads its configuration (the provider caches it on first use)."""
+    os.environ.update(OPENLINEAGE_ENVIRONMENT)
+    os.environ.pop("OPENLINEAGE_DISABLED", None)
+    os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
+    # Spark's Python workers (none expected, but be safe) must use this interpreter.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+def child_environment() -> dict[str, str]:
+    """Environment for benchmark child processes: this one's, with Python's bytecode cache on.
+
+    A deployed Airflow imports from ``.pyc`` files. Where ``PYTHONDONTWRITEBYTECODE`` is set (as on
+    this project's machines) and site-packages holds no ``.pyc``, every fresh interpreter would
+    compile each module it imports, and a parse or a task start would measure the compiler. So
+    children write and read their bytecode under :data:`PYCACHE_DIR`; a warm-up run fills it.
+    """
+    environment = dict(os.environ)
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    environment["PYTHONPYCACHEPREFIX"] = str(PYCACHE_DIR)
+    return environment
+
+
+def spark_conf(app_name: str, warehouse_dir: str) -> dict[str, str]:
+    """The conf both sides use: small, quiet, no UI. The warehouse is per run so a CTAS can repeat."""
+    return {
+        "spark.app.name": app_name,
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "4",
+        "spark.sql.warehouse.dir": warehouse_dir,
+        "spark.log.level": "ERROR",
+    }
+
+
+def machine_description() -> str:
+    """Cores and memory: the figures are ratios, but the machine still explains their noise."""
+    cores = os.cpu_count() or 0
+    return f"{cores} cores, {_memory_gib():.1f} GiB, {platform.system()} {platform.machine()}"
+
+
+def _memory_gib() -> float:
+    try:
+        import psutil
+
+        return float(psutil.virtual_memory().total) / 2**30
+    except ImportError:
+        with open("/proc/meminfo") as meminfo:
+            kib = int(meminfo.readline().split()[1])
+        return kib / 2**20
+
+
+def versions() -> dict[str, str]:
+    """Versions of everything whose change could move a figure."""
+    names = {
+        "pyspark": "pyspark",
+        "airflow": "apache-airflow",
+        "provider": "apache-airflow-providers-openlineage",
+        "openlineage-python": "openlineage-python",
+        "lineage-operators": "lineage-operators",
+    }
+    found = {"python": platform.python_version()}
+    for label, distribution in names.items():
+        try:
+            found[label] = importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            found[label] = "absent"
+    return found
+
+
+def versions_description() -> str:
+    return ", ".join(f"{label} {version}" for label, version in versions().items())
