@@ -78,7 +78,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         super().__init__(python_callable=python_callable, op_args=op_args, op_kwargs=op_kwargs, **kwargs)
         self.conn_id = conn_id
         self.master = master
-        self.config_kwargs = dict(config_kwargs or {})
+        self.config_kwargs = config_kwargs
         self.capture_lineage = capture_lineage
 
     def run_spark(self, spark: SparkSession, context: Any) -> Any:
@@ -124,7 +124,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             with_parent_job_information,
         )
 
-        conf = {"spark.app.name": f"{self.dag_id}.{self.task_id}", **self.config_kwargs}
+        conf = {"spark.app.name": f"{self.dag_id}.{self.task_id}", **(self.config_kwargs or {})}
         spec = (
             spec_from_connection(self.conn_id, conf) if self.conn_id else spec_from_master(self.master, conf)
         )

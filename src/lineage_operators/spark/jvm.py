@@ -48,6 +48,7 @@ class JvmTools:
         self._lookup = self._mh.publicLookup()
         self._loader = self.jvm.org.apache.spark.util.Utils.getContextOrSparkClassLoader()
         self._classes: dict[str, Any] = {}
+        self._java_classes: dict[str, Any] = {}
         self._functions: dict[str, Any] = {}
         self._lock = threading.RLock()
         obj = self.cls("java.lang.Object")
@@ -65,7 +66,7 @@ class JvmTools:
             if name in _PRIMITIVES:
                 found = self._java_class(_PRIMITIVES[name]).TYPE
             else:
-                found = self.jvm.java.lang.Class.forName(name, False, self._loader)
+                found = self._java_class("java.lang.Class").forName(name, False, self._loader)
             self._classes[name] = found
         return found
 
@@ -85,10 +86,14 @@ class JvmTools:
         return arr
 
     def _java_class(self, name: str) -> Any:
-        target: Any = self.jvm
-        for part in name.split("."):
-            target = getattr(target, part)
-        return target
+        """py4j resolves ``jvm.a.b.C`` one round trip per name part: resolve each class once."""
+        found = self._java_classes.get(name)
+        if found is None:
+            found = self.jvm
+            for part in name.split("."):
+                found = getattr(found, part)
+            self._java_classes[name] = found
+        return found
 
     # -- method handle combinators (all handles are (Object)Object) ----------------------------
 

@@ -74,12 +74,34 @@ def _server_running(gateway: Any) -> bool:
     return gateway.__dict__.get("_callback_server") is not None
 
 
+# py4j logs every callback at INFO ("Received command c on object id p0"), one line per Spark
+# action in the task's log, and connection teardown with tracebacks: quiet while captures run.
+_PY4J_LOGGERS = ("py4j.clientserver", "py4j.java_gateway")
+_saved_log_levels: dict[str, int] = {}
+
+
+def _quiet_py4j() -> None:
+    for name in _PY4J_LOGGERS:
+        logger = logging.getLogger(name)
+        if name not in _saved_log_levels:
+            _saved_log_levels[name] = logger.level
+            if logger.getEffectiveLevel() < logging.WARNING:
+                logger.setLevel(logging.WARNING)
+
+
+def _restore_py4j_logging() -> None:
+    for name, level in _saved_log_levels.items():
+        logging.getLogger(name).setLevel(level)
+    _saved_log_levels.clear()
+
+
 def acquire_callback_server(gateway: Any) -> None:
     """Make sure the callback server runs; remember whether this module started it."""
     from pyspark.java_gateway import ensure_callback_server_started
 
     key = id(gateway)
     with _SERVER_LOCK:
+        _quiet_py4j()
         if not _server_running(gateway):
             ensure_callback_server_started(gateway)
             _SERVER_OWNED.add(key)
@@ -96,6 +118,8 @@ def release_callback_server(gateway: Any) -> None:
             return
         _SERVER_USERS.pop(key, None)
         if key not in _SERVER_OWNED:
+            if not _SERVER_USERS:
+                _restore_py4j_logging()
             return
         _SERVER_OWNED.discard(key)
         server = gateway.__dict__.get("_callback_server")
@@ -105,6 +129,8 @@ def release_callback_server(gateway: Any) -> None:
                 gateway.shutdown_callback_server()
         finally:
             gateway.__dict__["_callback_server"] = None
+            if not _SERVER_USERS:
+                _restore_py4j_logging()
 
 
 def _shutdown_keeping_pool(server: Any, wait_s: float = 5.0) -> bool:
