@@ -8,10 +8,13 @@ nothing. Nothing is emitted through it: the benchmarks call the operator's metho
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import platform
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SPARK_MASTER = "local[2]"
@@ -97,3 +100,22 @@ def versions() -> dict[str, str]:
 
 def versions_description() -> str:
     return ", ".join(f"{label} {version}" for label, version in versions().items())
+
+
+def run_child_report(module: str, args: list[str], result_prefix: str, timeout: float) -> dict[str, Any]:
+    """Run ``python -m <module> <args>`` in a fresh interpreter and return the JSON report it
+    prints on a line starting with ``result_prefix``; a fresh process is what makes the figure."""
+    completed = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=REPO_ROOT,
+        env=child_environment(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    for line in completed.stdout.splitlines():
+        if line.startswith(result_prefix):
+            report: dict[str, Any] = json.loads(line[len(result_prefix) :])
+            return report
+    raise RuntimeError(f"{module} failed ({completed.returncode}): {completed.stderr[-2000:]}")

@@ -12,17 +12,14 @@ included), reported as an info figure: the in-process overhead benchmark cannot 
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchmarks import task_workload
 from benchmarks.alternation import alternate, median, ratio
-from benchmarks.environment import REPO_ROOT, child_environment
+from benchmarks.environment import run_child_report
 from benchmarks.figures import Figure, Target
 from benchmarks.memory_child import RESULT_PREFIX
 from benchmarks.settings import Settings
@@ -67,34 +64,14 @@ def run(settings: Settings) -> list[Figure]:
 
 
 def run_child(side: str, run_dir: Path, size: task_workload.TaskWorkloadSize) -> MemoryRun:
-    command = [
-        sys.executable,
-        "-m",
-        "benchmarks.memory_child",
-        side,
-        str(run_dir),
-        str(size.tables),
-        str(size.rows),
-    ]
-    completed = subprocess.run(
-        command,
-        cwd=REPO_ROOT,
-        env=child_environment(),
-        capture_output=True,
-        text=True,
-        timeout=CHILD_TIMEOUT_SECONDS,
-        check=False,
+    args = [side, str(run_dir), str(size.tables), str(size.rows)]
+    report = run_child_report("benchmarks.memory_child", args, RESULT_PREFIX, CHILD_TIMEOUT_SECONDS)
+    return MemoryRun(
+        peak_rss_bytes=report["peak_rss_bytes"],
+        task_seconds=report["task_seconds"],
+        process_seconds=report["process_seconds"],
+        peaks_by_process=report["peaks_by_process"],
     )
-    for line in completed.stdout.splitlines():
-        if line.startswith(RESULT_PREFIX):
-            report = json.loads(line[len(RESULT_PREFIX) :])
-            return MemoryRun(
-                peak_rss_bytes=report["peak_rss_bytes"],
-                task_seconds=report["task_seconds"],
-                process_seconds=report["process_seconds"],
-                peaks_by_process=report["peaks_by_process"],
-            )
-    raise RuntimeError(f"memory child ({side}) failed ({completed.returncode}): {completed.stderr[-2000:]}")
 
 
 def _peak_of(kind: str, peaks_by_process: dict[str, int]) -> float:

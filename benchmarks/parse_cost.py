@@ -17,15 +17,12 @@ DAG, which is why the provider is only counted beyond the baseline.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmarks.alternation import alternate, median, ratio
-from benchmarks.environment import REPO_ROOT, child_environment
+from benchmarks.environment import run_child_report
 from benchmarks.figures import Figure, Target
 from benchmarks.parse_child import HEAVY_PREFIXES, RESULT_PREFIX
 from benchmarks.settings import Settings
@@ -94,23 +91,9 @@ def write_dags(directory: Path, tasks: int = TASKS) -> dict[str, Path]:
 
 
 def parse_once(mode: str, dag_file: Path, preimport: list[Path]) -> ParseRun:
-    command = [sys.executable, "-m", "benchmarks.parse_child", mode, str(dag_file), *map(str, preimport)]
-    completed = subprocess.run(
-        command,
-        cwd=REPO_ROOT,
-        env=child_environment(),
-        capture_output=True,
-        text=True,
-        timeout=CHILD_TIMEOUT_SECONDS,
-        check=False,
-    )
-    for line in completed.stdout.splitlines():
-        if line.startswith(RESULT_PREFIX):
-            report = json.loads(line[len(RESULT_PREFIX) :])
-            return ParseRun(
-                report["seconds"], report["cpu_seconds"], report["tasks"], report["heavy_modules"]
-            )
-    raise RuntimeError(f"parse child failed ({completed.returncode}): {completed.stderr[-2000:]}")
+    args = [mode, str(dag_file), *map(str, preimport)]
+    report = run_child_report("benchmarks.parse_child", args, RESULT_PREFIX, CHILD_TIMEOUT_SECONDS)
+    return ParseRun(report["seconds"], report["cpu_seconds"], report["tasks"], report["heavy_modules"])
 
 
 def run(settings: Settings) -> list[Figure]:

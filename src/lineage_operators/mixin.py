@@ -163,27 +163,20 @@ def _to_openlineage(datasets: Iterable[LineageDataset], direction: str, label: s
     """Build the provider's dataset objects one by one, so one bad facet loses one dataset only."""
     from airflow.providers.common.compat.openlineage.facet import InputDataset, OutputDataset
 
+    is_input = direction == "input"
+    dataset_class, extra = (InputDataset, "inputFacets") if is_input else (OutputDataset, "outputFacets")
     built: list[Any] = []
     for dataset in datasets:
+        extra_facets = dataset.input_facets if is_input else dataset.output_facets
         try:
-            if direction == "input":
-                built.append(
-                    InputDataset(
-                        namespace=dataset.namespace,
-                        name=dataset.name,
-                        facets=dict(dataset.facets),
-                        inputFacets=dict(dataset.input_facets),
-                    )
+            built.append(
+                dataset_class(
+                    namespace=dataset.namespace,
+                    name=dataset.name,
+                    facets=dict(dataset.facets),
+                    **{extra: dict(extra_facets)},
                 )
-            else:
-                built.append(
-                    OutputDataset(
-                        namespace=dataset.namespace,
-                        name=dataset.name,
-                        facets=dict(dataset.facets),
-                        outputFacets=dict(dataset.output_facets),
-                    )
-                )
+            )
         except Exception as error:
             log.warning("Lineage of task %s: dropped %s dataset %s: %s", label, direction, dataset.uri, error)
     return built
