@@ -36,13 +36,13 @@ def load_example_dag(name: str) -> Any:
     return load_dag_file(EXAMPLE_DAGS / f"{name}.py")
 
 
-def load_dag_file(path: Path) -> Any:
+def load_dag_file(path: Path, attribute: str = "dag") -> Any:
     spec = importlib.util.spec_from_file_location(f"dag_{path.stem}_{next(_module_ids)}", path)
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.dag
+    return getattr(module, attribute)
 
 
 @pytest.fixture

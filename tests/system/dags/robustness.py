@@ -25,3 +25,17 @@ class CarelessOperator(LineageAwarePySparkOperator):
 
 with DAG("robustness", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")) as dag:
     CarelessOperator(task_id="careless", master="local[1]")
+
+
+def dump_parent_job_conf(spark) -> None:
+    """What a cluster-side OpenLineage Spark listener would read to nest its runs under this task."""
+    import json
+
+    keys = [k for k, _ in spark.sparkContext.getConf().getAll() if k.startswith("spark.openlineage.")]
+    values = {k: spark.conf.get(k) for k in keys}
+    with open(f"{BASE_DIR}/parent_job_conf.json", "w") as handle:
+        json.dump(values, handle)
+
+
+with DAG("parent_job_conf", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")) as parent_dag:
+    LineageAwarePySparkOperator(task_id="dump_conf", python_callable=dump_parent_job_conf, master="local[1]")
