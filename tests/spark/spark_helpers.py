@@ -11,13 +11,17 @@ from lineage_operators.spark.capture import CaptureResult, SparkLineageCapture
 
 def captured(spark: Any, body: Callable[[], Any]) -> CaptureResult:
     """Run ``body`` between start() and stop() of a fresh capture."""
+    return run_captured(spark, body)[1]
+
+
+def run_captured(spark: Any, body: Callable[[], Any]) -> tuple[SparkLineageCapture, CaptureResult]:
     capture = SparkLineageCapture(spark)
     capture.start()
     try:
         body()
     finally:
         result = capture.stop()
-    return result
+    return capture, result
 
 
 def names(datasets: Iterable[LineageDataset]) -> set[tuple[str, str]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_helpers import get, local, names
+from spark_helpers import get, local, names, run_captured
 
 from lineage_operators.spark.capture import SparkLineageCapture
 
@@ -34,12 +34,7 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _cost(spark: Any, body: Any) -> tuple[Any, list[float]]:
-    capture = SparkLineageCapture(spark)
-    capture.start()
-    try:
-        body()
-    finally:
-        result = capture.stop()
+    capture, result = run_captured(spark, body)
     with capture._lock:
         costs = [f.cost_ms for f in capture._facts]
     return result, costs

@@ -15,8 +15,9 @@ so the pytest plugin can load before Airflow's environment is set up.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from lineage_operators._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from lineage_operators.testing import matchers
@@ -98,16 +99,6 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "matchers":
-        return importlib.import_module("lineage_operators.testing.matchers")
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'lineage_operators.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(
+    __name__, {**_EXPORTS, "matchers": "lineage_operators.testing.matchers"}, __all__
+)
