@@ -123,6 +123,10 @@ SkipReporter = Callable[[str, str], None]
 _CHUNK = 1024 * 1024
 
 
+def _size(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit} characters"
+
+
 def _skip_rest_of_line(stream: Any) -> None:
     while True:
         chunk = stream.readline(_CHUNK)
@@ -166,9 +170,10 @@ def stream_event_file(
                 return
             number += 1
             where = f"{origin}:{number}"
+            too_large = f"event larger than {_size(max_event_bytes)} (not loaded)"
             if len(line) > max_event_bytes and not line.endswith("\n"):
                 _skip_rest_of_line(stream)
-                on_skip(f"event larger than {max_event_bytes // (1024 * 1024)} MiB", where)
+                on_skip(too_large, where)
                 continue
             text = line.strip()
             if not text:
@@ -177,7 +182,7 @@ def stream_event_file(
                 block, consumed = _pretty_block(stream, line, max_event_bytes)
                 number += consumed
                 if block is None:
-                    on_skip(f"event larger than {max_event_bytes // (1024 * 1024)} MiB", where)
+                    on_skip(too_large, where)
                     continue
                 text = block
             try:
