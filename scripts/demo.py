@@ -1,5 +1,6 @@
 """`make demo`: run example_dags/file_pipeline.py through real Airflow, local Spark and the real
-OpenLineage listener (FileTransport), then say where the events went and what each task touched.
+OpenLineage listener (FileTransport), then say where the events went, what each task touched
+(`lineage-operators summary`) and where the HTML view of the lineage is (`lineage-operators view`).
 
 Everything it writes stays under .build/demo/ in the repository (ignored by git).
 """
@@ -44,30 +45,18 @@ def load_dag() -> Any:
     return module.dag
 
 
-def describe(dataset: dict[str, Any]) -> str:
-    namespace, name = dataset["namespace"], dataset["name"]
-    return f"{namespace}://{name}" if namespace == "file" else f"{namespace}/{name.lstrip('/')}"
-
-
-def summarise(events: dict[str, list[dict[str, Any]]], events_path: Path, state: str) -> str:
-    total = sum(len(emitted) for emitted in events.values())
-    lines = ["", f"DAG run: {state}", f"OpenLineage events: {total}, written to {events_path}", ""]
-    for key, emitted in events.items():
-        final = emitted[-1]
-        if final["eventType"] not in ("COMPLETE", "FAIL") or "airflow" not in final["run"].get("facets", {}):
-            continue  # only the final event of each task: DAG-level events carry airflowDagRun
-        inputs = ", ".join(describe(d) for d in final.get("inputs", [])) or "(nothing)"
-        outputs = ", ".join(describe(d) for d in final.get("outputs", [])) or "(nothing)"
-        lines += [f"{key}", f"    read:  {inputs}", f"    wrote: {outputs}"]
-    return "\n".join(lines)
-
-
 def main() -> int:
     events_path = prepare_environment()
     from lineage_operators.testing import run_dag
 
+    from lineage_operators.cli.main import main as lineage_operators
+
     result = run_dag(load_dag(), events_path=events_path, dags_folder=DAG_FILE.parent, namespace=NAMESPACE)
-    print(summarise(result, events_path, result.state))
+    print(f"\nDAG run: {result.state}\nOpenLineage events written to {events_path}\n", flush=True)
+    lineage_operators(["summary", str(events_path)])
+    view = DEMO_DIR / "lineage.html"
+    lineage_operators(["view", str(events_path), "-o", str(view), "--title", "lineage: example_file_pipeline"])
+    print(f"\nOpen the lineage view in a browser: {view.as_uri()}")
     return 0 if result.succeeded else 1
 
 

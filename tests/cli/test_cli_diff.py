@@ -121,3 +121,14 @@ def test_the_project_golden_file_reads_as_a_lineage_side(capsys) -> None:
     out = capsys.readouterr().out
     assert "example_file_pipeline.aggregate_daily" in out
     assert "read:  file://${base_dir}/clean/orders" in out
+
+
+def test_the_harness_mismatch_message_points_to_the_diff_command(write_jsonl) -> None:
+    from lineage_operators.testing import assert_events_match
+
+    try:
+        assert_events_match(write_jsonl(orders_events()), {f"{AGG}.event.complete": {"eventType": "FAIL"}})
+    except AssertionError as exc:
+        assert "`lineage-operators diff EXPECTED ACTUAL`" in str(exc)
+    else:
+        raise AssertionError("the expectation should not have matched")

@@ -19,7 +19,7 @@ __all__ = ["MAX_COLUMN_ROWS", "render_html", "view_data"]
 
 MAX_COLUMN_ROWS = 20
 """Columns drawn inside a dataset box; the rest sit behind a "+N more" row (all are in the panel)."""
-NODE_WIDTH, HEADER, ROW, JOB_HEIGHT, COLUMN_WIDTH = 240, 26, 16, 34, 330
+NODE_WIDTH, HEADER, ROW, JOB_HEIGHT, COLUMN_WIDTH = 240, 26, 16, 40, 320
 
 
 def _dataset_columns(graph: LineageGraph) -> dict[DatasetId, list[list[Any]]]:
@@ -66,6 +66,7 @@ def view_data(graph: LineageGraph, *, title: str = "lineage") -> dict[str, Any]:
         job_data.append(
             {
                 "name": job.name,
+                "label": list(job.task) if job.task else [job.name, ""],
                 "namespace": job.namespace,
                 "failed": job.failed,
                 "runs": [

@@ -85,6 +85,8 @@ class JobNode:
     namespace: str
     name: str
     is_dag: bool = False
+    task: tuple[str, str] | None = None
+    """(dag_id, task_id) from the provider's ``airflow`` run facet, for a readable label."""
     inputs: set[DatasetId] = field(default_factory=set)
     outputs: set[DatasetId] = field(default_factory=set)
     runs: dict[str, RunInfo] = field(default_factory=dict)
@@ -204,6 +206,15 @@ def column_edges(target: DatasetId, facets: Mapping[str, Any], job: str) -> set[
     return out
 
 
+def _airflow_task(run_facets: Mapping[str, Any]) -> tuple[str, str] | None:
+    facet = run_facets.get("airflow")
+    if not isinstance(facet, Mapping):
+        return None
+    dag_id = (facet.get("dag") or {}).get("dag_id") if isinstance(facet.get("dag"), Mapping) else None
+    task_id = (facet.get("task") or {}).get("task_id") if isinstance(facet.get("task"), Mapping) else None
+    return (dag_id, task_id) if isinstance(dag_id, str) and isinstance(task_id, str) else None
+
+
 def _event_time(event: Mapping[str, Any]) -> float:
     raw = event.get("eventTime")
     parsed = parse_iso_datetime(raw) if isinstance(raw, str) else None
@@ -258,6 +269,8 @@ class GraphBuilder:
         job_type = (job.get("facets") or {}).get("jobType") if isinstance(job.get("facets"), Mapping) else None
         if "airflowDagRun" in run_facets or (isinstance(job_type, Mapping) and job_type.get("jobType") == "DAG"):
             node.is_dag = True
+        if node.task is None:
+            node.task = _airflow_task(run_facets)
         time = _event_time(event)
         info = node.runs.setdefault(run_id, RunInfo(run_id))
         event_type = event.get("eventType") if isinstance(event.get("eventType"), str) else None

@@ -48,13 +48,15 @@
       });
       nodes.push('<g class="node job' + (j.failed ? " failed" : "") + '" data-node="j' + i + '" data-name="' + esc(j.name) +
         '" transform="translate(' + j.x + "," + j.y + ')"><title>' + esc(j.name) + '</title><rect class="box" rx="14" width="' + W +
-        '" height="' + j.h + '"/><text class="title" x="12" y="21">' + esc(clip(j.name, 34)) + "</text>" +
-        (j.failed ? '<text class="badge" x="' + (W - 40) + '" y="21">FAIL</text>' : "") + "</g>");
+        '" height="' + j.h + '"/><text class="title" x="14" y="' + (j.label[1] ? 17 : 24) + '">' +
+        esc(clip(j.label[1] || j.label[0], j.failed ? 24 : 30)) + "</text>" +
+        (j.label[1] ? '<text class="sub" x="14" y="31">' + esc(clip(j.label[0], 36)) + "</text>" : "") +
+        (j.failed ? '<text class="badge" x="' + (W - 42) + '" y="24">FAIL</text>' : "") + "</g>");
     });
     data.datasets.forEach(function (d, i) {
       nodes.push('<g class="node dataset' + (d.failed ? " failed" : "") + '" data-node="d' + i + '" data-name="' + esc(d.label) +
         '" transform="translate(' + d.x + "," + d.y + ')"><title>' + esc(d.label) + '</title><rect class="box" rx="3" width="' + W +
-        '" height="' + d.h + '"/><text class="title" x="10" y="17">' + esc(clip(d.name, 34)) + "</text></g>");
+        '" height="' + d.h + '"/><text class="title" x="10" y="17">' + esc(clip(d.name, 30)) + "</text></g>");
     });
     document.getElementById("edges").innerHTML = edges.join("");
     document.getElementById("nodes").innerHTML = nodes.join("");
