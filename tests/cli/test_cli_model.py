@@ -117,3 +117,23 @@ def test_dag_level_events_are_runs_but_not_graph_nodes() -> None:
     assert graph.jobs["orders"].is_dag
     assert not graph.jobs["orders"].drawn
     assert graph.jobs["orders.clean_orders"].drawn
+
+
+def test_runs_kept_per_job_are_bounded_but_all_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lineage_operators.cli import model
+
+    monkeypatch.setattr(model, "MAX_RUNS_PER_JOB", 3)
+    events = []
+    for day in range(10):
+        for event in orders_events():
+            copy = json.loads(json.dumps(event))
+            copy["run"]["runId"] = f"{copy['run']['runId'][:-2]}{day:02d}"
+            copy["eventTime"] = copy["eventTime"].replace("2026-01-01", f"2026-01-{day + 1:02d}")
+            events.append(copy)
+
+    graph = build_graph(events)
+    publish = graph.jobs["orders.publish_revenue"]
+
+    assert len(publish.runs) == 3
+    assert (publish.run_count, publish.failed_count) == (10, 10)
+    assert {r.started[:10] for r in publish.runs.values() if r.started} == {"2026-01-08", "2026-01-09", "2026-01-10"}

@@ -33,6 +33,10 @@ __all__ = [
 DatasetId = tuple[str, str]
 """(namespace, name), the OpenLineage identity of a dataset."""
 
+MAX_RUNS_PER_JOB = 200
+"""Runs kept per job (the latest ones): a file of many days of runs must not grow memory without
+bound. Older runs are only counted (:attr:`JobNode.older_runs`, :attr:`JobNode.older_failed`)."""
+
 MAX_FACETS_BYTES = 64 * 1024
 """A dataset's facets larger than this (serialized) are replaced by a note, to keep the view small."""
 
@@ -90,8 +94,24 @@ class JobNode:
     inputs: set[DatasetId] = field(default_factory=set)
     outputs: set[DatasetId] = field(default_factory=set)
     runs: dict[str, RunInfo] = field(default_factory=dict)
+    older_runs: int = 0
+    older_failed: int = 0
     column_edges: set[ColumnEdge] = field(default_factory=set)
     lifecycle: dict[DatasetId, str] = field(default_factory=dict)
+
+    @property
+    def run_count(self) -> int:
+        return len(self.runs) + self.older_runs
+
+    @property
+    def failed_count(self) -> int:
+        return sum(1 for r in self.runs.values() if r.state == "FAIL") + self.older_failed
+
+    def forget_oldest_run(self) -> None:
+        oldest = min(self.runs.values(), key=lambda r: r.last_time)
+        del self.runs[oldest.run_id]
+        self.older_runs += 1
+        self.older_failed += oldest.state == "FAIL"
 
     @property
     def latest_run(self) -> RunInfo | None:
@@ -272,7 +292,11 @@ class GraphBuilder:
         if node.task is None:
             node.task = _airflow_task(run_facets)
         time = _event_time(event)
-        info = node.runs.setdefault(run_id, RunInfo(run_id))
+        info = node.runs.get(run_id)
+        if info is None:
+            if len(node.runs) >= MAX_RUNS_PER_JOB:
+                node.forget_oldest_run()
+            info = node.runs[run_id] = RunInfo(run_id)
         event_type = event.get("eventType") if isinstance(event.get("eventType"), str) else None
         raw_time = event.get("eventTime") if isinstance(event.get("eventTime"), str) else None
         if event_type == "START":

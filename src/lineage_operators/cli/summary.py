@@ -11,11 +11,12 @@ __all__ = ["summarise"]
 
 def summarise(graph: LineageGraph) -> str:
     tasks = [job for job in graph.jobs.values() if not job.is_dag]
-    runs = [run for job in graph.jobs.values() for run in job.runs.values()]
+    runs = sum(job.run_count for job in graph.jobs.values())
+    failed_count = sum(job.failed_count for job in graph.jobs.values())
     failed = [(job.name, run) for job in graph.jobs.values() for run in job.runs.values() if run.state == "FAIL"]
     lines = [
-        f"{len(tasks)} job(s), {len(graph.datasets)} dataset(s), {len(runs)} run(s), "
-        f"{graph.skips.events_read} event(s) read, {len(failed)} failed run(s), "
+        f"{len(tasks)} job(s), {len(graph.datasets)} dataset(s), {runs} run(s), "
+        f"{graph.skips.events_read} event(s) read, {failed_count} failed run(s), "
         f"{len(graph.column_edges)} column-lineage edge(s)",
         "",
     ]
@@ -25,7 +26,8 @@ def summarise(graph: LineageGraph) -> str:
         writes = ", ".join(dataset_label(d) for d in sorted(job.outputs)) or "(nothing)"
         lines += [f"{job.name}{mark}", f"    read:  {reads}", f"    wrote: {writes}"]
     if failed:
-        lines += ["", "Failed runs:"]
+        older = failed_count - len(failed)
+        lines += ["", "Failed runs:" + (f" (the latest; {older} older not listed)" if older else "")]
         for name, run in failed:
             lines.append(f"  {name} run {run.run_id}: {run.error or '(no error message)'}")
     return "\n".join(lines)

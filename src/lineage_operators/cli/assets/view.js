@@ -115,7 +115,7 @@
   function fit() {
     var e = extent(), r = svg.getBoundingClientRect();
     view.k = Math.min(1.5, Math.max(0.05, Math.min((r.width - 40) / (e.w || 1), (r.height - 40) / (e.h || 1))));
-    view.x = 20; view.y = 20; apply();
+    view.x = Math.max(20, (r.width - e.w * view.k) / 2); view.y = Math.max(20, (r.height - e.h * view.k) / 3); apply();
   }
   function centreOn(n) {
     var r = svg.getBoundingClientRect();
@@ -327,6 +327,7 @@
   searchBox.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(function () { search(searchBox.value); }, 120); });
   searchBox.addEventListener("keydown", function (ev) {
     if (ev.key !== "Enter") return;
+    clearTimeout(timer);
     search(searchBox.value);
     var h = hits[0];
     if (!h) return;
