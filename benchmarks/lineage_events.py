@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import random
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,11 @@ _VERSIONS = {
 
 
 def facet(name: str, body: dict[str, Any]) -> dict[str, Any]:
-    return {"_producer": PRODUCER, "_schemaURL": _FACET_URL.format(version=_VERSIONS[name], name=name), **body}
+    return {
+        "_producer": PRODUCER,
+        "_schemaURL": _FACET_URL.format(version=_VERSIONS[name], name=name),
+        **body,
+    }
 
 
 def task_event(
@@ -35,16 +39,24 @@ def task_event(
     event_type: str,
     run_id: str,
     time: datetime,
-    inputs: list[dict[str, Any]] = (),  # type: ignore[assignment]
-    outputs: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    *,
+    inputs: Sequence[dict[str, Any]] = (),
+    outputs: Sequence[dict[str, Any]] = (),
     error: str | None = None,
 ) -> dict[str, Any]:
     """One Airflow task event as the provider writes it (the parts the view reads)."""
     run_facets: dict[str, Any] = {
-        "airflow": {"_producer": PRODUCER, "_schemaURL": SCHEMA_URL, "dag": {"dag_id": dag_id}, "task": {"task_id": task_id}}
+        "airflow": {
+            "_producer": PRODUCER,
+            "_schemaURL": SCHEMA_URL,
+            "dag": {"dag_id": dag_id},
+            "task": {"task_id": task_id},
+        }
     }
     if error is not None:
-        run_facets["errorMessage"] = facet("ErrorMessageRunFacet", {"message": error, "programmingLanguage": "python"})
+        run_facets["errorMessage"] = facet(
+            "ErrorMessageRunFacet", {"message": error, "programmingLanguage": "python"}
+        )
     return {
         "eventTime": time.isoformat(),
         "eventType": event_type,
@@ -54,7 +66,12 @@ def task_event(
         "job": {
             "namespace": "default",
             "name": f"{dag_id}.{task_id}",
-            "facets": {"jobType": facet("JobTypeJobFacet", {"processingType": "BATCH", "integration": "AIRFLOW", "jobType": "TASK"})},
+            "facets": {
+                "jobType": facet(
+                    "JobTypeJobFacet",
+                    {"processingType": "BATCH", "integration": "AIRFLOW", "jobType": "TASK"},
+                )
+            },
         },
         "inputs": list(inputs),
         "outputs": list(outputs),
@@ -67,12 +84,14 @@ def dataset(
     fields: list[tuple[str, str]],
     *,
     lineage: dict[str, list[tuple[str, str, str, str, str]]] | None = None,
-    dataset_lineage: list[tuple[str, str, str, str, str]] = (),  # type: ignore[assignment]
+    dataset_lineage: Sequence[tuple[str, str, str, str, str]] = (),
     lifecycle: str | None = None,
     rows: int | None = None,
 ) -> dict[str, Any]:
     """A dataset; ``lineage`` maps an output field to (namespace, name, field, type, subtype) inputs."""
-    facets: dict[str, Any] = {"schema": facet("SchemaDatasetFacet", {"fields": [{"name": n, "type": t} for n, t in fields]})}
+    facets: dict[str, Any] = {
+        "schema": facet("SchemaDatasetFacet", {"fields": [{"name": n, "type": t} for n, t in fields]})
+    }
 
     def inputs(items: Any) -> list[dict[str, Any]]:
         return [
@@ -81,19 +100,27 @@ def dataset(
         ]
 
     if lineage is not None:
-        body: dict[str, Any] = {"fields": {out: {"inputFields": inputs(items)} for out, items in lineage.items()}}
+        body: dict[str, Any] = {
+            "fields": {out: {"inputFields": inputs(items)} for out, items in lineage.items()}
+        }
         if dataset_lineage:
             body["dataset"] = inputs(dataset_lineage)
         facets["columnLineage"] = facet("ColumnLineageDatasetFacet", body)
     if lifecycle is not None:
-        facets["lifecycleStateChange"] = facet("LifecycleStateChangeDatasetFacet", {"lifecycleStateChange": lifecycle})
+        facets["lifecycleStateChange"] = facet(
+            "LifecycleStateChangeDatasetFacet", {"lifecycleStateChange": lifecycle}
+        )
     item: dict[str, Any] = {"namespace": namespace, "name": name, "facets": facets}
     if rows is not None:
-        item["outputFacets"] = {"outputStatistics": facet("OutputStatisticsOutputDatasetFacet", {"rowCount": rows})}
+        item["outputFacets"] = {
+            "outputStatistics": facet("OutputStatisticsOutputDatasetFacet", {"rowCount": rows})
+        }
     return item
 
 
-def synthetic_events(jobs: int = 500, datasets: int = 2000, columns: int = 8, seed: int = 0) -> Iterator[dict[str, Any]]:
+def synthetic_events(
+    jobs: int = 500, datasets: int = 2000, columns: int = 8, seed: int = 0
+) -> Iterator[dict[str, Any]]:
     """START and COMPLETE (every 50th task: FAIL) per task, 25 tasks per DAG; each task reads one
     source and 1-2 recent outputs of its DAG, and writes its share of the rest, every output
     column fed by an input column."""
@@ -117,16 +144,40 @@ def synthetic_events(jobs: int = 500, datasets: int = 2000, columns: int = 8, se
         outs = []
         for name in writes:
             lineage = {
-                f: [("file", rng.choice(reads), rng.choice(fields)[0], "DIRECT", rng.choice(["IDENTITY", "TRANSFORMATION", "AGGREGATION"]))]
+                f: [
+                    (
+                        "file",
+                        rng.choice(reads),
+                        rng.choice(fields)[0],
+                        "DIRECT",
+                        rng.choice(["IDENTITY", "TRANSFORMATION", "AGGREGATION"]),
+                    )
+                ]
                 for f, _ in fields
             }
             filters = [("file", reads[0], fields[0][0], "INDIRECT", "FILTER")]
-            outs.append(dataset("file", name, fields, lineage=lineage, dataset_lineage=filters, lifecycle="OVERWRITE", rows=rng.randint(1, 10**6)))
+            outs.append(
+                dataset(
+                    "file",
+                    name,
+                    fields,
+                    lineage=lineage,
+                    dataset_lineage=filters,
+                    lifecycle="OVERWRITE",
+                    rows=rng.randint(1, 10**6),
+                )
+            )
         failed = index % 50 == 49
-        yield task_event(dag_id, task_id, "START", run_id, time, inputs)
+        yield task_event(dag_id, task_id, "START", run_id, time, inputs=inputs)
         yield task_event(
-            dag_id, task_id, "FAIL" if failed else "COMPLETE", run_id, time + timedelta(seconds=30 + index % 17),
-            inputs, outs, error=f"task {task_id} failed: synthetic error" if failed else None,
+            dag_id,
+            task_id,
+            "FAIL" if failed else "COMPLETE",
+            run_id,
+            time + timedelta(seconds=30 + index % 17),
+            inputs=inputs,
+            outputs=outs,
+            error=f"task {task_id} failed: synthetic error" if failed else None,
         )
         dag_outputs[dag_id].extend(writes)
 

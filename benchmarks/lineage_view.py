@@ -24,15 +24,26 @@ from benchmarks.lineage_events import synthetic_events, write_events
 from lineage_operators.cli.main import load_graph
 from lineage_operators.cli.model import dataset_label
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
-PAINTED = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))))"
+RUN_ID = re.compile(r'"runId":"([0-9a-f-]{30})')
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+]
+PAINTED = (
+    "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))))"
+)
 
 
 RESPONSE = """([selector, kind]) => {
   const el = document.querySelector(selector), t0 = performance.now();
   if (kind === "enter") el.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", bubbles: true}));
   else el.dispatchEvent(new MouseEvent("click", {bubbles: true}));
-  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r((performance.now() - t0) / 1000))));
+  const took = () => (performance.now() - t0) / 1000;
+  const done = r => requestAnimationFrame(() => requestAnimationFrame(() => r(took())));
+  return new Promise(done);
 }"""
 
 
@@ -103,7 +114,9 @@ def _peak_rss_mib(events: Path) -> float:
         "import resource, sys; from lineage_operators.cli.main import main; main(['summary', sys.argv[1]]);"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, file=sys.stderr)"
     )
-    proc = subprocess.run([sys.executable, "-c", code, str(events)], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(events)], capture_output=True, text=True, check=True
+    )
     return float(proc.stderr.strip().splitlines()[-1])
 
 
@@ -113,8 +126,9 @@ def _repeat(source: Path, target: Path, megabytes: int) -> Path:
     with target.open("w") as out:
         written, copy = 0, 0
         while written < megabytes * 1024 * 1024:
+            suffix = f"{copy:06d}"
             for line in lines:
-                text = re.sub(r'"runId":"([0-9a-f-]{30})', lambda m: f'"runId":"{m.group(1)[:-6]}{copy:06d}', line) + "\n"
+                text = RUN_ID.sub(lambda m, s=suffix: f'"runId":"{m.group(1)[:-6]}{s}', line) + "\n"
                 out.write(text)
                 written += len(text)
             copy += 1
@@ -122,21 +136,32 @@ def _repeat(source: Path, target: Path, megabytes: int) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.lineage_view", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.lineage_view", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--jobs", type=int, default=500)
     parser.add_argument("--datasets", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--big-mb", type=int, default=256, help="size of the large file for the memory figure (0: skip)")
+    parser.add_argument(
+        "--big-mb", type=int, default=256, help="size of the large file for the memory figure (0: skip)"
+    )
     args = parser.parse_args(argv)
     figures: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="lineage-view-bench-") as scratch:
         work = Path(scratch)
         events = write_events(work / "events.jsonl", synthetic_events(args.jobs, args.datasets))
         graph = load_graph([events])
-        figures["graph"] = f"{sum(j.drawn for j in graph.jobs.values())} jobs, {len(graph.datasets)} datasets, {len(graph.column_edges)} column edges"
+        figures["graph"] = (
+            f"{sum(j.drawn for j in graph.jobs.values())} jobs, {len(graph.datasets)} datasets, "
+            f"{len(graph.column_edges)} column edges"
+        )
         html = work / "lineage.html"
         started = time.perf_counter()
-        subprocess.run([Path(sys.executable).parent / "lineage-operators", "view", str(events), "-o", str(html)], check=True, capture_output=True)
+        subprocess.run(
+            [Path(sys.executable).parent / "lineage-operators", "view", str(events), "-o", str(html)],
+            check=True,
+            capture_output=True,
+        )
         figures["cli_view_s"] = time.perf_counter() - started
         figures["html_mib"] = html.stat().st_size / 1024 / 1024
         figures.update(browser_figures(html, args.rounds, _deepest_dataset(graph)))
@@ -147,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
             figures["summary_peak_rss_mib_big"] = _peak_rss_mib(big)
             figures["summary_big_s"] = time.perf_counter() - started
             figures["summary_peak_rss_mib_quarter"] = _peak_rss_mib(small)
-            figures["summary_rss_ratio_4x_file"] = figures["summary_peak_rss_mib_big"] / figures["summary_peak_rss_mib_quarter"]
+            figures["summary_rss_ratio_4x_file"] = (
+                figures["summary_peak_rss_mib_big"] / figures["summary_peak_rss_mib_quarter"]
+            )
             figures["big_file_mib"] = big.stat().st_size / 1024 / 1024
     print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in figures.items()}, indent=2))
     return 0

@@ -47,15 +47,16 @@ def load_dag() -> Any:
 
 def main() -> int:
     events_path = prepare_environment()
-    from lineage_operators.testing import run_dag
-
     from lineage_operators.cli.main import main as lineage_operators
+    from lineage_operators.testing import run_dag
 
     result = run_dag(load_dag(), events_path=events_path, dags_folder=DAG_FILE.parent, namespace=NAMESPACE)
     print(f"\nDAG run: {result.state}\nOpenLineage events written to {events_path}\n", flush=True)
     lineage_operators(["summary", str(events_path)])
     view = DEMO_DIR / "lineage.html"
-    lineage_operators(["view", str(events_path), "-o", str(view), "--title", "lineage: example_file_pipeline"])
+    lineage_operators(
+        ["view", str(events_path), "-o", str(view), "--title", "lineage: example_file_pipeline"]
+    )
     print(f"\nOpen the lineage view in a browser: {view.as_uri()}")
     return 0 if result.succeeded else 1
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.browser import chromium, open_view  # noqa: F401  (fixtures for the browser tests)
 
 
 @pytest.fixture

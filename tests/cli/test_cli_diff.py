@@ -53,10 +53,16 @@ def test_a_dropped_column_removes_the_field_and_its_column_lineage() -> None:
 @pytest.mark.parametrize(
     ("variant", "job", "expected"),
     [
-        ({"clean_amount_type": "decimal(10,2)"}, AGG,
-         Change("field_retyped", "input", f"file://{CLEAN}", "amount: double -> decimal(10,2)")),
-        ({"daily_lifecycle": "CREATE"}, AGG,
-         Change("lifecycle_changed", "output", f"file://{DAILY}", "OVERWRITE -> CREATE")),
+        (
+            {"clean_amount_type": "decimal(10,2)"},
+            AGG,
+            Change("field_retyped", "input", f"file://{CLEAN}", "amount: double -> decimal(10,2)"),
+        ),
+        (
+            {"daily_lifecycle": "CREATE"},
+            AGG,
+            Change("lifecycle_changed", "output", f"file://{DAILY}", "OVERWRITE -> CREATE"),
+        ),
     ],
 )
 def test_retyped_fields_and_lifecycle_changes(variant: dict, job: str, expected: Change) -> None:
@@ -74,15 +80,20 @@ def test_added_and_removed_jobs_and_column_edge_retyping() -> None:
 
     assert diffs[PUB].status == "removed"
     assert diffs[AGG].changes == [
-        Change("column_edge_retyped",
-               detail=f"file://{CLEAN}.amount -> file://{DAILY}.revenue: DIRECT/AGGREGATION -> DIRECT/TRANSFORMATION")
+        Change(
+            "column_edge_retyped",
+            detail=f"file://{CLEAN}.amount -> file://{DAILY}.revenue: "
+            "DIRECT/AGGREGATION -> DIRECT/TRANSFORMATION",
+        )
     ]
     assert {d.job: d.status for d in diff_graphs(build_graph(retyped), build_graph(before))}[PUB] == "added"
 
 
 def test_cli_text_json_and_exit_status(write_jsonl, capsys) -> None:
     before = write_jsonl(orders_events(), "before.jsonl")
-    after = write_jsonl(orders_events(daily_path="/data/marts/v2", drop_daily_column="orders"), "after/events.jsonl")
+    after = write_jsonl(
+        orders_events(daily_path="/data/marts/v2", drop_daily_column="orders"), "after/events.jsonl"
+    )
 
     assert main(["diff", str(before), str(before)]) == 0
     assert capsys.readouterr().out.strip() == "no lineage differences"
@@ -100,7 +111,9 @@ def test_cli_text_json_and_exit_status(write_jsonl, capsys) -> None:
     assert kinds == {"dataset_renamed", "field_removed", "column_edge_removed"}
 
 
-def test_golden_file_against_its_own_events_binds_placeholders_and_matches(write_jsonl, tmp_path: Path, capsys) -> None:
+def test_golden_file_against_its_own_events_binds_placeholders_and_matches(
+    write_jsonl, tmp_path: Path, capsys
+) -> None:
     """A golden file written from events, with ``${base_dir}``, diffs clean against those events."""
     events = [json.loads(json.dumps(e).replace("/data/", "/tmp/run-1/data/")) for e in orders_events()]
     actual = write_jsonl(events)
@@ -109,7 +122,9 @@ def test_golden_file_against_its_own_events_binds_placeholders_and_matches(write
     assert "${base_dir}/clean/orders" in golden.read_text()
 
     assert main(["diff", str(golden), str(actual)]) == 0, capsys.readouterr().out
-    changed = write_jsonl([json.loads(json.dumps(e).replace("daily_revenue", "daily_v2")) for e in events], "new.jsonl")
+    changed = write_jsonl(
+        [json.loads(json.dumps(e).replace("daily_revenue", "daily_v2")) for e in events], "new.jsonl"
+    )
     assert main(["diff", str(golden), str(changed)]) == 1
     assert "now file:///tmp/run-1/data/marts/daily_v2" in capsys.readouterr().out
 
@@ -126,9 +141,5 @@ def test_the_project_golden_file_reads_as_a_lineage_side(capsys) -> None:
 def test_the_harness_mismatch_message_points_to_the_diff_command(write_jsonl) -> None:
     from lineage_operators.testing import assert_events_match
 
-    try:
+    with pytest.raises(AssertionError, match="`lineage-operators diff EXPECTED ACTUAL`"):
         assert_events_match(write_jsonl(orders_events()), {f"{AGG}.event.complete": {"eventType": "FAIL"}})
-    except AssertionError as exc:
-        assert "`lineage-operators diff EXPECTED ACTUAL`" in str(exc)
-    else:
-        raise AssertionError("the expectation should not have matched")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from lineage_operators.cli.layout import layout
@@ -15,7 +17,7 @@ def _check(nodes: list[str], edges: list[tuple[str, str]], heights: dict[str, fl
         by_x.setdefault(pos.x, []).append(node)
     for column in by_x.values():
         column.sort(key=lambda n: positions[n].y)
-        for upper, lower in zip(column, column[1:]):
+        for upper, lower in itertools.pairwise(column):
             assert positions[upper].y + heights[upper] + 10 <= positions[lower].y + 1e-9, (upper, lower)
     return positions
 
@@ -25,8 +27,10 @@ def _check(nodes: list[str], edges: list[tuple[str, str]], heights: dict[str, fl
     [
         (["a", "j", "b"], [("a", "j"), ("j", "b")]),
         (["a", "b", "j1", "c", "j2", "d"], [("a", "j1"), ("b", "j1"), ("j1", "c"), ("c", "j2"), ("j2", "d")]),
-        (["s", "j1", "x", "j2", "y", "j3", "z"],
-         [("s", "j1"), ("j1", "x"), ("x", "j2"), ("j2", "y"), ("y", "j3"), ("s", "j3"), ("j3", "z")]),
+        (
+            ["s", "j1", "x", "j2", "y", "j3", "z"],
+            [("s", "j1"), ("j1", "x"), ("x", "j2"), ("j2", "y"), ("y", "j3"), ("s", "j3"), ("j3", "z")],
+        ),
     ],
 )
 def test_every_edge_goes_left_to_right(nodes: list[str], edges: list[tuple[str, str]]) -> None:

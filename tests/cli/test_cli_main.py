@@ -24,7 +24,9 @@ def test_summary_lists_each_task_counts_and_failed_runs(write_jsonl, capsys) -> 
     assert out.splitlines()[0] == (
         "4 job(s), 4 dataset(s), 4 run(s), 8 event(s) read, 1 failed run(s), 9 column-lineage edge(s)"
     )
-    assert "orders.clean_orders\n    read:  file:///data/raw/orders\n    wrote: file:///data/clean/orders" in out
+    assert (
+        "orders.clean_orders\n    read:  file:///data/raw/orders\n    wrote: file:///data/clean/orders" in out
+    )
     assert "orders.publish_revenue  [FAILED]" in out
     assert re.search(r"orders\.publish_revenue run [0-9a-f-]+: publish failed: target is read-only", out)
     # tasks in run order
@@ -45,7 +47,10 @@ def test_view_writes_one_self_contained_file(write_jsonl, tmp_path: Path, capsys
     view = json.loads(data)
     assert view["title"] == "orders </script>"
     assert {d["name"] for d in view["datasets"]} == {
-        "/data/raw/orders", "/data/clean/orders", "/data/marts/daily_revenue", "/data/pub/revenue"
+        "/data/raw/orders",
+        "/data/clean/orders",
+        "/data/marts/daily_revenue",
+        "/data/pub/revenue",
     }
     assert [j["failed"] for j in view["jobs"]] == [False, False, False, True]  # sorted by name
 
@@ -62,9 +67,16 @@ def test_skipped_input_is_reported_on_stderr(write_jsonl, capsys) -> None:
 
 
 def test_missing_source_and_bad_arguments_are_usage_errors_without_traceback(tmp_path: Path) -> None:
-    for args in (["summary", str(tmp_path / "nope.jsonl")], ["diff", "--placeholder", "x", str(tmp_path), str(tmp_path)]):
+    for args in (
+        ["summary", str(tmp_path / "nope.jsonl")],
+        ["diff", "--placeholder", "x", str(tmp_path), str(tmp_path)],
+    ):
         proc = subprocess.run(
-            [sys.executable, "-m", "lineage_operators.cli", *args], capture_output=True, text=True, cwd=ROOT
+            [sys.executable, "-m", "lineage_operators.cli", *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
         )
         assert proc.returncode == 2, proc
         assert "Traceback" not in proc.stderr
@@ -73,7 +85,7 @@ def test_missing_source_and_bad_arguments_are_usage_errors_without_traceback(tmp
 
 def test_console_script_is_installed() -> None:
     script = Path(sys.executable).parent / "lineage-operators"
-    proc = subprocess.run([str(script), "--help"], capture_output=True, text=True)
+    proc = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=False)
 
     assert proc.returncode == 0
     assert all(command in proc.stdout for command in ("view", "diff", "summary"))

@@ -26,16 +26,38 @@ def test_datasets_are_joined_across_tasks_by_namespace_and_name() -> None:
     assert graph.datasets[("file", CLEAN)].readers == {"orders.aggregate_daily"}
     assert graph.jobs["orders.aggregate_daily"].inputs == {("file", CLEAN)}
     assert graph.jobs["orders.aggregate_daily"].outputs == {("file", DAILY)}
-    assert graph.datasets[("file", DAILY)].fields == {"order_date": "date", "revenue": "double", "orders": "long"}
+    assert graph.datasets[("file", DAILY)].fields == {
+        "order_date": "date",
+        "revenue": "double",
+        "orders": "long",
+    }
 
 
 def test_column_edges_keep_transformations_and_dataset_level_dependencies() -> None:
     edges = set(build_graph(orders_events()).column_edges)
 
-    assert ColumnEdge(("file", CLEAN), "amount", ("file", DAILY), "revenue", "orders.aggregate_daily",
-                      ("DIRECT/AGGREGATION",)) in edges
-    assert ColumnEdge(("file", CLEAN), "order_date", ("file", DAILY), None, "orders.aggregate_daily",
-                      ("INDIRECT/GROUP_BY",)) in edges
+    assert (
+        ColumnEdge(
+            ("file", CLEAN),
+            "amount",
+            ("file", DAILY),
+            "revenue",
+            "orders.aggregate_daily",
+            ("DIRECT/AGGREGATION",),
+        )
+        in edges
+    )
+    assert (
+        ColumnEdge(
+            ("file", CLEAN),
+            "order_date",
+            ("file", DAILY),
+            None,
+            "orders.aggregate_daily",
+            ("INDIRECT/GROUP_BY",),
+        )
+        in edges
+    )
     assert len(edges) == 4 + 1 + 3 + 1
 
 
@@ -46,7 +68,8 @@ def test_runs_state_duration_and_error_and_failed_datasets() -> None:
 
     assert run is not None
     assert (run.state, run.duration_s, run.error) == ("FAIL", 42.0, "publish failed: target is read-only")
-    assert publish.failed and not graph.jobs["orders.clean_orders"].failed
+    assert publish.failed
+    assert not graph.jobs["orders.clean_orders"].failed
     assert graph.failed_datasets() == {("file", DAILY), ("file", PUBLISHED)}
 
 
@@ -65,8 +88,10 @@ def test_latest_facets_win_whatever_the_file_order() -> None:
     ("schema", "expected"),
     [
         ({"fields": [{"name": "a", "type": "int"}]}, {"a": "int"}),
-        ({"fields": [{"name": "s", "type": "struct", "fields": [{"name": "x", "type": "long"}]}]},
-         {"s": "struct", "s.x": "long"}),
+        (
+            {"fields": [{"name": "s", "type": "struct", "fields": [{"name": "x", "type": "long"}]}]},
+            {"s": "struct", "s.x": "long"},
+        ),
         ({"fields": [{"name": "untyped"}, {"type": "no name"}, "junk"]}, {"untyped": None}),
         ({"fields": "not a list"}, {}),
     ],
@@ -76,7 +101,9 @@ def test_schema_fields_flatten_nested_fields_and_ignore_junk(schema: dict, expec
 
 
 def test_bad_input_is_counted_by_reason_never_raised(write_jsonl, tmp_path: Path) -> None:
-    other = dict(orders_events()[1], producer="https://github.com/OpenLineage/OpenLineage/tree/1.0/integration/spark")
+    other = dict(
+        orders_events()[1], producer="https://github.com/OpenLineage/OpenLineage/tree/1.0/integration/spark"
+    )
     other["job"] = {"namespace": "spark", "name": "spark_app.execute_insert"}
     path = write_jsonl(
         [
@@ -100,14 +127,20 @@ def test_bad_input_is_counted_by_reason_never_raised(write_jsonl, tmp_path: Path
         "run event without job name or run id": 1,
     }
     assert graph.skips.first_seen["malformed JSON"] == f"{path}:9"
-    assert set(graph.jobs) == {"orders.ingest_orders", "orders.clean_orders", "orders.aggregate_daily", "orders.publish_revenue"}
+    assert set(graph.jobs) == {
+        "orders.ingest_orders",
+        "orders.clean_orders",
+        "orders.aggregate_daily",
+        "orders.publish_revenue",
+    }
     assert graph.events_without_datasets == 1  # ingest's START reads and writes nothing
     assert load_graph([path], any_producer=True).jobs.keys() >= {"spark_app.execute_insert"}
 
 
 def test_dag_level_events_are_runs_but_not_graph_nodes() -> None:
     dag_event = {
-        "eventTime": "2026-01-01T00:00:00+00:00", "eventType": "COMPLETE",
+        "eventTime": "2026-01-01T00:00:00+00:00",
+        "eventType": "COMPLETE",
         "producer": "https://github.com/apache/airflow/tree/providers-openlineage/2.0.0",
         "run": {"runId": "r", "facets": {"airflowDagRun": {"dag": {"dag_id": "orders"}}}},
         "job": {"namespace": "default", "name": "orders"},
@@ -136,4 +169,8 @@ def test_runs_kept_per_job_are_bounded_but_all_counted(monkeypatch: pytest.Monke
 
     assert len(publish.runs) == 3
     assert (publish.run_count, publish.failed_count) == (10, 10)
-    assert {r.started[:10] for r in publish.runs.values() if r.started} == {"2026-01-08", "2026-01-09", "2026-01-10"}
+    assert {r.started[:10] for r in publish.runs.values() if r.started} == {
+        "2026-01-08",
+        "2026-01-09",
+        "2026-01-10",
+    }

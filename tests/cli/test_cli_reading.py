@@ -6,6 +6,8 @@ import json
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from lineage_operators.testing.events import load_events, read_event_file, stream_event_file
 
 EVENT = {"eventType": "START", "job": {"name": "j"}, "run": {"runId": "r"}}
@@ -20,8 +22,14 @@ def _stream(path: Path, **kwargs: int) -> tuple[list[dict], list[tuple[str, str]
 def test_pretty_printed_arrays_and_lines_read_like_the_strict_reader(tmp_path: Path) -> None:
     path = tmp_path / "mixed.json"
     path.write_text(
-        json.dumps(EVENT) + "\n" + json.dumps(EVENT, indent=2) + "\n" + json.dumps([EVENT, EVENT]) + "\n"
-        + json.dumps([EVENT], indent=2) + "\n"
+        json.dumps(EVENT)
+        + "\n"
+        + json.dumps(EVENT, indent=2)
+        + "\n"
+        + json.dumps([EVENT, EVENT])
+        + "\n"
+        + json.dumps([EVENT], indent=2)
+        + "\n"
     )
 
     events, skipped = _stream(path)
@@ -32,7 +40,7 @@ def test_pretty_printed_arrays_and_lines_read_like_the_strict_reader(tmp_path: P
 
 def test_bad_values_are_reported_with_their_line_and_reading_goes_on(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
-    broken_block = "{\n  \"eventType\": \n}\n"
+    broken_block = '{\n  "eventType": \n}\n'
     path.write_text(f"{json.dumps(EVENT)}\n{{oops\n42\n{broken_block}\n{json.dumps(EVENT)}\n")
 
     events, skipped = _stream(path)
@@ -49,7 +57,9 @@ def test_an_event_over_the_size_limit_is_skipped_not_loaded(tmp_path: Path) -> N
     path = tmp_path / "huge.jsonl"
     big = dict(EVENT, payload="x" * 300_000)
     pretty_big = json.dumps(big, indent=2)
-    path.write_text(json.dumps(big) + "\n" + json.dumps(EVENT) + "\n" + pretty_big + "\n" + json.dumps(EVENT) + "\n")
+    path.write_text(
+        json.dumps(big) + "\n" + json.dumps(EVENT) + "\n" + pretty_big + "\n" + json.dumps(EVENT) + "\n"
+    )
 
     events, skipped = _stream(path, max_event_bytes=100_000)
 
@@ -76,9 +86,5 @@ def test_memory_stays_bounded_by_one_event_not_the_file(tmp_path: Path) -> None:
 def test_load_events_still_raises_on_bad_content_for_the_harness(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text("{oops\n")
-    try:
+    with pytest.raises(ValueError, match="not valid JSON"):
         load_events(path)
-    except ValueError as exc:
-        assert "not valid JSON" in str(exc)
-    else:
-        raise AssertionError("load_events accepted malformed JSON")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.browser import chromium, open_view  # noqa: F401  (fixtures)
 from tests.support.orders_events import CLEAN, DAILY, PUBLISHED, RAW, UPSTREAM_OF_REVENUE, orders_events
 
 from lineage_operators.cli.main import main
@@ -21,7 +20,9 @@ def test_generated_pipeline_with_column_lineage(write_jsonl, tmp_path: Path, ope
 
     view = open_view(html_path)
 
-    assert view.drawn("job") == {f"orders.{t}" for t in ("ingest_orders", "clean_orders", "aggregate_daily", "publish_revenue")}
+    assert view.drawn("job") == {
+        f"orders.{t}" for t in ("ingest_orders", "clean_orders", "aggregate_daily", "publish_revenue")
+    }
     assert view.drawn("dataset") == {_label(p) for p in (RAW, CLEAN, DAILY, PUBLISHED)}
     failed = set(view.page.eval_on_selector_all(".node.failed", "els => els.map(e => e.dataset.name)"))
     assert failed == {"orders.publish_revenue", _label(DAILY), _label(PUBLISHED)}
@@ -32,7 +33,8 @@ def test_generated_pipeline_with_column_lineage(write_jsonl, tmp_path: Path, ope
     assert view.highlighted("col-indirect") == {(_label(CLEAN), "order_date"), (_label(RAW), "customer")}
     assert view.page.locator("#column-edges path").count() == 4
     panel = view.page.locator("#panel").inner_text()
-    assert "DIRECT/AGGREGATION" in panel and "orders.aggregate_daily" in panel
+    assert "DIRECT/AGGREGATION" in panel
+    assert "orders.aggregate_daily" in panel
     view.screenshot("view-orders-column")
 
     view.click_column(_label(RAW), "amount")
@@ -41,17 +43,24 @@ def test_generated_pipeline_with_column_lineage(write_jsonl, tmp_path: Path, ope
 
     view.click_node("orders.publish_revenue")
     panel = view.page.locator("#panel").inner_text()
-    assert "FAIL" in panel and "publish failed: target is read-only" in panel and "42.0 s" in panel
+    for text in ("FAIL", "publish failed: target is read-only", "42.0 s"):
+        assert text in panel
 
     view.click_node(_label(CLEAN))
     panel = view.page.locator("#panel").inner_text()
-    assert "OVERWRITE" in panel and "rowCount" in panel
+    assert "OVERWRITE" in panel
+    assert "rowCount" in panel
     assert view.page.locator("#panel table.schema tr.clickable").count() == 4
 
     view.page.fill("#search", "revenue")
     view.page.wait_for_selector(".match")
-    matched = set(view.page.eval_on_selector_all(".node.match, .col.match", "els => els.map(e => e.dataset.name || e.dataset.col)"))
-    assert _label(DAILY) in matched and any(m.endswith(":revenue") for m in matched)
+    matched = set(
+        view.page.eval_on_selector_all(
+            ".node.match, .col.match", "els => els.map(e => e.dataset.name || e.dataset.col)"
+        )
+    )
+    assert _label(DAILY) in matched
+    assert any(m.endswith(":revenue") for m in matched)
 
     assert view.errors == []
     assert all(url.startswith("file://") for url in view.requests), view.requests

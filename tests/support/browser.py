@@ -14,14 +14,22 @@ from typing import Any
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / ".build" / "screenshots"
 
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `make services` (scripts/ensure_test_services.sh) to install it")
+        pytest.fail(
+            f"{CHROMIUM} is missing: run `make services` (scripts/ensure_test_services.sh) to install it"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -59,11 +67,9 @@ class LineagePage:
 
     def highlighted(self, cls: str) -> set[tuple[str, str]]:
         """(dataset label, column) of every column row carrying ``cls``."""
-        pairs = self.page.eval_on_selector_all(
-            f".col.{cls}",
-            "els => els.map(e => [e.closest('.node').dataset.name, e.dataset.col.slice(e.dataset.col.indexOf(':') + 1)])",
-        )
-        return {(label, field) for label, field in pairs}
+        script = "els => els.map(e => [e.closest('.node').dataset.name, e.dataset.col])"
+        pairs = self.page.eval_on_selector_all(f".col.{cls}", script)
+        return {(label, key.split(":", 1)[1]) for label, key in pairs}
 
     def screenshot(self, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

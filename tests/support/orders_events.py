@@ -11,7 +11,12 @@ from typing import Any
 from benchmarks.lineage_events import dataset, task_event
 
 DAG = "orders"
-RAW, CLEAN, DAILY, PUBLISHED = "/data/raw/orders", "/data/clean/orders", "/data/marts/daily_revenue", "/data/pub/revenue"
+RAW, CLEAN, DAILY, PUBLISHED = (
+    "/data/raw/orders",
+    "/data/clean/orders",
+    "/data/marts/daily_revenue",
+    "/data/pub/revenue",
+)
 RAW_FIELDS = [("order_id", "string"), ("order_date", "string"), ("customer", "string"), ("amount", "string")]
 CLEAN_FIELDS = [("order_id", "integer"), ("customer", "string"), ("amount", "double"), ("order_date", "date")]
 DAILY_FIELDS = [("order_date", "date"), ("revenue", "double"), ("orders", "long")]
@@ -21,18 +26,30 @@ UPSTREAM_OF_REVENUE = {(CLEAN, "amount"), (RAW, "amount")}
 """What clicking daily_revenue.revenue must highlight upstream (through clean, across tasks)."""
 
 
-def _run(task: str, index: int, inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], *, error: str | None = None) -> list[dict[str, Any]]:
+def _run(
+    task: str,
+    index: int,
+    inputs: list[dict[str, Any]],
+    outputs: list[dict[str, Any]],
+    *,
+    error: str | None = None,
+) -> list[dict[str, Any]]:
     run_id = str(uuid.UUID(int=index + 1, version=4))
     time = START + timedelta(minutes=index)
     end = "FAIL" if error else "COMPLETE"
     return [
-        task_event(DAG, task, "START", run_id, time, inputs),
-        task_event(DAG, task, end, run_id, time + timedelta(seconds=42), inputs, outputs, error=error),
+        task_event(DAG, task, "START", run_id, time, inputs=inputs),
+        task_event(
+            DAG, task, end, run_id, time + timedelta(seconds=42), inputs=inputs, outputs=outputs, error=error
+        ),
     ]
 
 
 def orders_events(
-    *, daily_path: str = DAILY, drop_daily_column: str | None = None, clean_amount_type: str = "double",
+    *,
+    daily_path: str = DAILY,
+    drop_daily_column: str | None = None,
+    clean_amount_type: str = "double",
     daily_lifecycle: str = "OVERWRITE",
 ) -> list[dict[str, Any]]:
     clean_fields = [(n, clean_amount_type if n == "amount" else t) for n, t in CLEAN_FIELDS]
@@ -40,7 +57,9 @@ def orders_events(
     raw = dataset("file", RAW, RAW_FIELDS)
     clean_in = dataset("file", CLEAN, clean_fields)
     clean_out = dataset(
-        "file", CLEAN, clean_fields,
+        "file",
+        CLEAN,
+        clean_fields,
         lineage={
             "order_id": [("file", RAW, "order_id", "DIRECT", "TRANSFORMATION")],
             "customer": [("file", RAW, "customer", "DIRECT", "IDENTITY")],
@@ -48,7 +67,8 @@ def orders_events(
             "order_date": [("file", RAW, "order_date", "DIRECT", "IDENTITY")],
         },
         dataset_lineage=[("file", RAW, "customer", "INDIRECT", "FILTER")],
-        lifecycle="OVERWRITE", rows=4,
+        lifecycle="OVERWRITE",
+        rows=4,
     )
     lineage = {
         "order_date": [("file", CLEAN, "order_date", "DIRECT", "IDENTITY")],
@@ -56,10 +76,13 @@ def orders_events(
         "orders": [("file", CLEAN, "order_id", "DIRECT", "AGGREGATION")],
     }
     daily_out = dataset(
-        "file", daily_path, daily_fields,
+        "file",
+        daily_path,
+        daily_fields,
         lineage={k: v for k, v in lineage.items() if k != drop_daily_column},
         dataset_lineage=[("file", CLEAN, "order_date", "INDIRECT", "GROUP_BY")],
-        lifecycle=daily_lifecycle, rows=3,
+        lifecycle=daily_lifecycle,
+        rows=3,
     )
     daily_in = dataset("file", daily_path, daily_fields)
     published = dataset("file", PUBLISHED, daily_fields)

@@ -9,13 +9,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.support.browser import chromium, open_view  # noqa: F401  (fixtures)
+from tests.support import browser
 
 from lineage_operators.cli.model import dataset_label
 
+chromium, open_view = browser.chromium, browser.open_view  # fixtures
+
 
 def _final_task_events(result: Any) -> list[dict[str, Any]]:
-    finals = [events[-1] for key, events in result.items() if key.endswith((".event.complete", ".event.fail"))]
+    finals = [
+        events[-1] for key, events in result.items() if key.endswith((".event.complete", ".event.fail"))
+    ]
     return [e for e in finals if "airflow" in e["run"].get("facets", {})]
 
 
@@ -44,14 +48,19 @@ def test_demo_pipeline_view_in_a_real_browser(run_example, tmp_path: Path, open_
     html_path = tmp_path / "lineage.html"
     script = Path(sys.executable).parent / "lineage-operators"
     proc = subprocess.run(
-        [str(script), "view", str(result.events_path), "-o", str(html_path)], capture_output=True, text=True
+        [str(script), "view", str(result.events_path), "-o", str(html_path)],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
 
     finals = _final_task_events(result)
     expected_jobs = {e["job"]["name"] for e in finals}
-    expected_datasets = {dataset_label((d["namespace"], d["name"])) for e in finals for d in e["inputs"] + e["outputs"]}
+    expected_datasets = {
+        dataset_label((d["namespace"], d["name"])) for e in finals for d in e["inputs"] + e["outputs"]
+    }
     assert len(expected_jobs) == 3
     assert len(expected_datasets) == 3
 

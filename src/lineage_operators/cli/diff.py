@@ -56,7 +56,9 @@ def _pair_renames(
     return pairs
 
 
-def _field_changes(role: str, label: str, old: dict[str, str | None], new: dict[str, str | None]) -> list[Change]:
+def _field_changes(
+    role: str, label: str, old: dict[str, str | None], new: dict[str, str | None]
+) -> list[Change]:
     out = [Change("field_removed", role, label, f"{n} ({old[n]})") for n in old if n not in new]
     out += [Change("field_added", role, label, f"{n} ({new[n]})") for n in new if n not in old]
     out += [
@@ -67,21 +69,36 @@ def _field_changes(role: str, label: str, old: dict[str, str | None], new: dict[
     return out
 
 
-def _edge_key(edge: ColumnEdge, rename: dict[DatasetId, DatasetId]) -> tuple[DatasetId, str, DatasetId, str | None]:
-    return (rename.get(edge.source, edge.source), edge.source_field, rename.get(edge.target, edge.target), edge.target_field)
+def _edge_key(
+    edge: ColumnEdge, rename: dict[DatasetId, DatasetId]
+) -> tuple[DatasetId, str, DatasetId, str | None]:
+    return (
+        rename.get(edge.source, edge.source),
+        edge.source_field,
+        rename.get(edge.target, edge.target),
+        edge.target_field,
+    )
 
 
 def _edge_text(key: tuple[DatasetId, str, DatasetId, str | None]) -> str:
     source, source_field, target, target_field = key
-    target_text = f"{dataset_label(target)}.{target_field}" if target_field else f"{dataset_label(target)} (whole dataset)"
+    target_text = (
+        f"{dataset_label(target)}.{target_field}"
+        if target_field
+        else f"{dataset_label(target)} (whole dataset)"
+    )
     return f"{dataset_label(source)}.{source_field} -> {target_text}"
 
 
 def _column_changes(old: JobNode, new: JobNode, rename: dict[DatasetId, DatasetId]) -> list[Change]:
     before = {_edge_key(e, rename): e.transformations for e in old.column_edges}
     after = {_edge_key(e, {}): e.transformations for e in new.column_edges}
-    out = [Change("column_edge_removed", detail=_edge_text(k)) for k in sorted(before, key=str) if k not in after]
-    out += [Change("column_edge_added", detail=_edge_text(k)) for k in sorted(after, key=str) if k not in before]
+    out = [
+        Change("column_edge_removed", detail=_edge_text(k)) for k in sorted(before, key=str) if k not in after
+    ]
+    out += [
+        Change("column_edge_added", detail=_edge_text(k)) for k in sorted(after, key=str) if k not in before
+    ]
     for key in sorted(set(before) & set(after), key=str):
         if before[key] != after[key]:
             was, now = ",".join(before[key]) or "-", ",".join(after[key]) or "-"
@@ -109,8 +126,8 @@ def _job_changes(old: JobNode, new: JobNode, before: LineageGraph, after: Lineag
                 role, dataset_label(target), before.datasets[ds].fields, after.datasets[target].fields
             )
             if role == "output" and old.lifecycle.get(ds) != new.lifecycle.get(target):
-                was, now = old.lifecycle.get(ds) or "none", new.lifecycle.get(target) or "none"
-                changes.append(Change("lifecycle_changed", role, dataset_label(target), f"{was} -> {now}"))
+                states = f"{old.lifecycle.get(ds) or 'none'} -> {new.lifecycle.get(target) or 'none'}"
+                changes.append(Change("lifecycle_changed", role, dataset_label(target), states))
     return changes + _column_changes(old, new, rename)
 
 
@@ -123,10 +140,18 @@ def diff_graphs(before: LineageGraph, after: LineageGraph) -> list[JobDiff]:
         old, new = old_jobs.get(name), new_jobs.get(name)
         if old is None:
             assert new is not None
-            adds = [Change("dataset_added", r, dataset_label(d)) for r, a in ROLES for d in sorted(getattr(new, a))]
+            adds = [
+                Change("dataset_added", r, dataset_label(d))
+                for r, a in ROLES
+                for d in sorted(getattr(new, a))
+            ]
             out.append(JobDiff(name, "added", adds))
         elif new is None:
-            drops = [Change("dataset_removed", r, dataset_label(d)) for r, a in ROLES for d in sorted(getattr(old, a))]
+            drops = [
+                Change("dataset_removed", r, dataset_label(d))
+                for r, a in ROLES
+                for d in sorted(getattr(old, a))
+            ]
             out.append(JobDiff(name, "removed", drops))
         else:
             changes = _job_changes(old, new, before, after)

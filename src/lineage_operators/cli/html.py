@@ -24,7 +24,9 @@ NODE_WIDTH, HEADER, ROW, JOB_HEIGHT, COLUMN_WIDTH = 240, 26, 16, 40, 320
 
 def _dataset_columns(graph: LineageGraph) -> dict[DatasetId, list[list[Any]]]:
     """Schema fields, then any field only column lineage names, as [name, type] pairs."""
-    columns = {ds: [[name, kind] for name, kind in node.fields.items()] for ds, node in graph.datasets.items()}
+    columns = {
+        ds: [[name, kind] for name, kind in node.fields.items()] for ds, node in graph.datasets.items()
+    }
     for edge in graph.column_edges:
         for ds, name in ((edge.source, edge.source_field), (edge.target, edge.target_field)):
             if name is not None and ds in columns and all(c[0] != name for c in columns[ds]):
@@ -41,7 +43,8 @@ def view_data(graph: LineageGraph, *, title: str = "lineage") -> dict[str, Any]:
     """Everything the page draws, positions included, as JSON-ready data."""
     jobs = sorted((j for j in graph.jobs.values() if j.drawn), key=lambda j: j.name)
     datasets = sorted(
-        {ds for j in jobs for ds in j.inputs | j.outputs} | {e.source for e in graph.column_edges}
+        {ds for j in jobs for ds in j.inputs | j.outputs}
+        | {e.source for e in graph.column_edges}
         | {e.target for e in graph.column_edges}
     )
     datasets = [ds for ds in datasets if ds in graph.datasets]
@@ -70,8 +73,14 @@ def view_data(graph: LineageGraph, *, title: str = "lineage") -> dict[str, Any]:
                 "namespace": job.namespace,
                 "failed": job.failed,
                 "runs": [
-                    {"id": r.run_id, "state": r.state, "start": r.started, "end": r.ended,
-                     "duration": r.duration_s, "error": r.error}
+                    {
+                        "id": r.run_id,
+                        "state": r.state,
+                        "start": r.started,
+                        "end": r.ended,
+                        "duration": r.duration_s,
+                        "error": r.error,
+                    }
                     for r in runs
                 ],
                 "in": [ds_index[d] for d in sorted(job.inputs) if d in ds_index],
@@ -98,8 +107,14 @@ def view_data(graph: LineageGraph, *, title: str = "lineage") -> dict[str, Any]:
             }
         )
     column_edges = [
-        [ds_index[e.source], e.source_field, ds_index[e.target], e.target_field, job_index.get(e.job, -1),
-         list(e.transformations)]
+        [
+            ds_index[e.source],
+            e.source_field,
+            ds_index[e.target],
+            e.target_field,
+            job_index.get(e.job, -1),
+            list(e.transformations),
+        ]
         for e in graph.column_edges
         if e.source in ds_index and e.target in ds_index
     ]

@@ -15,12 +15,14 @@ from pathlib import Path
 from lineage_operators.cli.diff import diff_graphs, diff_to_json, format_diff
 from lineage_operators.cli.model import GraphBuilder, LineageGraph
 from lineage_operators.cli.placeholders import bind_placeholders
-from lineage_operators.cli.reading import SourceError, Skips, golden_events, is_golden_file, read_sources
+from lineage_operators.cli.reading import Skips, SourceError, golden_events, is_golden_file, read_sources
 from lineage_operators.cli.summary import summarise
 
 __all__ = ["load_graph", "main"]
 
-SOURCES_HELP = "FileTransport output: a .json/.jsonl file, a folder of event files, or the transport's log_file_path"
+SOURCES_HELP = (
+    "FileTransport output: a .json/.jsonl file, a folder of event files, or the transport's log_file_path"
+)
 
 
 def load_graph(sources: Sequence[str | Path], *, any_producer: bool = False) -> LineageGraph:
@@ -73,7 +75,10 @@ def _cmd_view(args: argparse.Namespace) -> int:
     title = args.title or "lineage: " + ", ".join(Path(s).name for s in args.events)
     output.write_text(render_html(graph, title=title), encoding="utf-8")
     drawn = [j for j in graph.jobs.values() if j.drawn]
-    print(f"wrote {output} ({len(drawn)} jobs, {len(graph.datasets)} datasets, {len(graph.column_edges)} column edges)")
+    print(
+        f"wrote {output} ({len(drawn)} jobs, {len(graph.datasets)} datasets, "
+        f"{len(graph.column_edges)} column edges)"
+    )
     return 0
 
 
@@ -107,10 +112,21 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     _report_skips(before, "before")
     _report_skips(after, "after")
     if unbound:
-        print(f"placeholders left unbound (pass --placeholder NAME=VALUE): {', '.join(sorted(set(unbound)))}", file=sys.stderr)
+        print(
+            f"placeholders left unbound (pass --placeholder NAME=VALUE): {', '.join(sorted(set(unbound)))}",
+            file=sys.stderr,
+        )
     diffs = diff_graphs(before, after)
     if args.json:
-        print(json.dumps({**diff_to_json(diffs), "skipped": {"before": before.skips.to_json(), "after": after.skips.to_json()}}, indent=2))
+        print(
+            json.dumps(
+                {
+                    **diff_to_json(diffs),
+                    "skipped": {"before": before.skips.to_json(), "after": after.skips.to_json()},
+                },
+                indent=2,
+            )
+        )
     else:
         print(format_diff(diffs))
     return 1 if diffs else 0
@@ -129,13 +145,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="also read events of other producers than Airflow's OpenLineage provider (skipped by default)",
     )
 
-    view = commands.add_parser("view", parents=[producer], help="write the lineage graph as one self-contained HTML file")
+    view = commands.add_parser(
+        "view", parents=[producer], help="write the lineage graph as one self-contained HTML file"
+    )
     view.add_argument("events", nargs="+", help=SOURCES_HELP)
-    view.add_argument("-o", "--output", default="lineage.html", help="HTML file to write (default: lineage.html)")
+    view.add_argument(
+        "-o", "--output", default="lineage.html", help="HTML file to write (default: lineage.html)"
+    )
     view.add_argument("--title", help="page title")
     view.set_defaults(run=_cmd_view)
 
-    summary = commands.add_parser("summary", parents=[producer], help="per task: what it read and wrote; counts; failed runs")
+    summary = commands.add_parser(
+        "summary", parents=[producer], help="per task: what it read and wrote; counts; failed runs"
+    )
     summary.add_argument("events", nargs="+", help=SOURCES_HELP)
     summary.set_defaults(run=_cmd_summary)
 

@@ -226,6 +226,10 @@ def column_edges(target: DatasetId, facets: Mapping[str, Any], job: str) -> set[
     return out
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def _airflow_task(run_facets: Mapping[str, Any]) -> tuple[str, str] | None:
     facet = run_facets.get("airflow")
     if not isinstance(facet, Mapping):
@@ -285,9 +289,11 @@ class GraphBuilder:
         node = graph.jobs.get(name)
         if node is None:
             node = graph.jobs[name] = JobNode(str(job.get("namespace") or ""), name)
-        run_facets = run.get("facets") if isinstance(run.get("facets"), Mapping) else {}
-        job_type = (job.get("facets") or {}).get("jobType") if isinstance(job.get("facets"), Mapping) else None
-        if "airflowDagRun" in run_facets or (isinstance(job_type, Mapping) and job_type.get("jobType") == "DAG"):
+        run_facets = _mapping(run.get("facets"))
+        job_type = _mapping(job.get("facets")).get("jobType")
+        if "airflowDagRun" in run_facets or (
+            isinstance(job_type, Mapping) and job_type.get("jobType") == "DAG"
+        ):
             node.is_dag = True
         if node.task is None:
             node.task = _airflow_task(run_facets)
@@ -319,11 +325,13 @@ class GraphBuilder:
                 touched = True
                 info.datasets.add(dataset.id)
                 (node.inputs if role == "inputs" else node.outputs).add(dataset.id)
-                facets = item.get("facets") if isinstance(item.get("facets"), Mapping) else {}
+                facets = _mapping(item.get("facets"))
                 if role == "outputs":
                     node.column_edges |= column_edges(dataset.id, facets, name)
                     lifecycle = facets.get("lifecycleStateChange")
-                    if isinstance(lifecycle, Mapping) and isinstance(lifecycle.get("lifecycleStateChange"), str):
+                    if isinstance(lifecycle, Mapping) and isinstance(
+                        lifecycle.get("lifecycleStateChange"), str
+                    ):
                         node.lifecycle[dataset.id] = lifecycle["lifecycleStateChange"]
         if not touched:
             graph.events_without_datasets += 1

@@ -18,7 +18,7 @@ _TOKEN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _dataset_strings(events: Iterable[Mapping[str, Any]]) -> set[str]:
-    out = set()
+    out: set[str] = set()
     for event in events:
         for role in ("inputs", "outputs"):
             for item in event.get(role) or []:
@@ -27,7 +27,9 @@ def _dataset_strings(events: Iterable[Mapping[str, Any]]) -> set[str]:
     return out
 
 
-def infer_placeholders(templates: Iterable[str], candidates: Iterable[str], known: Mapping[str, str]) -> dict[str, str]:
+def infer_placeholders(
+    templates: Iterable[str], candidates: Iterable[str], known: Mapping[str, str]
+) -> dict[str, str]:
     """Bindings for unbound placeholders, each from the first candidate a template fully matches."""
     bound = dict(known)
     names = sorted(set(candidates))

@@ -17,7 +17,7 @@ from typing import Any
 
 from lineage_operators.testing.events import event_files, stream_event_file
 
-__all__ = ["GOLDEN_PRODUCER", "SourceError", "Skips", "golden_events", "is_golden_file", "read_sources"]
+__all__ = ["GOLDEN_PRODUCER", "Skips", "SourceError", "golden_events", "is_golden_file", "read_sources"]
 
 GOLDEN_PRODUCER = "lineage-operators golden file"
 _GOLDEN_KEY = re.compile(r"^.+\.(event\.[a-z_]+|job_event|dataset_event)$")
@@ -58,7 +58,8 @@ class Skips:
         return {
             "total": self.total,
             "reasons": [
-                {"reason": r, "count": c, "first_at": self.first_seen[r]} for r, c in self.counts.most_common()
+                {"reason": r, "count": c, "first_at": self.first_seen[r]}
+                for r, c in self.counts.most_common()
             ],
         }
 
@@ -123,13 +124,13 @@ def golden_events(path: Path, skips: Skips) -> Iterator[dict[str, Any]]:
             if not isinstance(event, dict):
                 skips.add("golden entry is not an event", f"{path}:{key}")
                 continue
-            job = event.get("job") if isinstance(event.get("job"), dict) else {}
+            job: dict[str, Any] = dict(event["job"]) if isinstance(event.get("job"), dict) else {}
             if not isinstance(job.get("name"), str):
-                job = {**job, "name": job_name}
+                job["name"] = job_name
             if not isinstance(job.get("namespace"), str):
                 job["namespace"] = "golden"
             event["job"] = job
-            run = event.get("run") if isinstance(event.get("run"), dict) else {}
+            run: dict[str, Any] = dict(event["run"]) if isinstance(event.get("run"), dict) else {}
             event["run"] = {**run, "runId": f"golden:{job_name}:{index}"}
             if not isinstance(event.get("eventType"), str):
                 event["eventType"] = event_type

@@ -13,7 +13,9 @@ def summarise(graph: LineageGraph) -> str:
     tasks = [job for job in graph.jobs.values() if not job.is_dag]
     runs = sum(job.run_count for job in graph.jobs.values())
     failed_count = sum(job.failed_count for job in graph.jobs.values())
-    failed = [(job.name, run) for job in graph.jobs.values() for run in job.runs.values() if run.state == "FAIL"]
+    failed = [
+        (job.name, run) for job in graph.jobs.values() for run in job.runs.values() if run.state == "FAIL"
+    ]
     lines = [
         f"{len(tasks)} job(s), {len(graph.datasets)} dataset(s), {runs} run(s), "
         f"{graph.skips.events_read} event(s) read, {failed_count} failed run(s), "
