@@ -20,18 +20,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.browser import launch_chromium
 from benchmarks.lineage_events import synthetic_events, write_events
 from lineage_operators.cli.main import load_graph
 from lineage_operators.cli.model import dataset_label
 
 RUN_ID = re.compile(r'"runId":"([0-9a-f-]{30})')
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--no-first-run",
-]
 PAINTED = (
     "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))))"
 )
@@ -58,7 +52,7 @@ def browser_figures(html: Path, rounds: int, name: str) -> dict[str, float]:
 
     loads, columns, jobs, searches, highlighted = [], [], [], [], []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = launch_chromium(playwright)
         for _ in range(rounds):
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
             started = time.perf_counter()

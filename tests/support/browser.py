@@ -12,15 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from benchmarks.browser import CHROMIUM, launch_chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--no-first-run",
-]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / ".build" / "screenshots"
 
 
@@ -33,7 +26,7 @@ def chromium() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = launch_chromium(playwright)
         yield browser
         browser.close()
 
