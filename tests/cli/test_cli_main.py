@@ -89,3 +89,20 @@ def test_console_script_is_installed() -> None:
 
     assert proc.returncode == 0
     assert all(command in proc.stdout for command in ("view", "diff", "summary"))
+
+
+def test_view_of_500_jobs_and_2000_datasets_stays_under_5_mb(tmp_path: Path) -> None:
+    from benchmarks.lineage_events import synthetic_events, write_events
+
+    events = write_events(tmp_path / "big.jsonl", synthetic_events(jobs=500, datasets=2000))
+    html_path = tmp_path / "big.html"
+
+    assert main(["view", str(events), "-o", str(html_path)]) == 0
+
+    page = html_path.read_text()
+    assert len(page.encode()) < 5 * 1024 * 1024
+    data = json.loads(page.split('type="application/json">', 1)[1].split("</script>", 1)[0])
+    assert (len(data["jobs"]), len(data["datasets"])) == (500, 2000)
+    for job in data["jobs"]:  # laid out left to right: inputs before the job, outputs after
+        assert all(data["datasets"][d]["x"] < job["x"] for d in job["in"])
+        assert all(data["datasets"][d]["x"] > job["x"] for d in job["out"])
