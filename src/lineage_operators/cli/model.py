@@ -33,7 +33,7 @@ __all__ = [
 DatasetId = tuple[str, str]
 """(namespace, name), the OpenLineage identity of a dataset."""
 
-MAX_RUNS_PER_JOB = 200
+MAX_RUNS_PER_JOB = 50
 """Runs kept per job (the latest ones): a file of many days of runs must not grow memory without
 bound. Older runs are only counted (:attr:`JobNode.older_runs`, :attr:`JobNode.older_failed`)."""
 
@@ -65,7 +65,7 @@ class ColumnEdge:
         return (self.source, self.source_field, self.target, self.target_field or "", self.job)
 
 
-@dataclass
+@dataclass(slots=True)
 class RunInfo:
     run_id: str
     state: str | None = None
@@ -265,6 +265,9 @@ class GraphBuilder:
     def __init__(self, skips: Skips | None = None, *, any_producer: bool = False) -> None:
         self.graph = LineageGraph(skips=skips or Skips())
         self.any_producer = any_producer
+        # the facets last turned into fields/edges: a file of many runs repeats them, skip the work
+        self._seen_lineage: dict[tuple[str, DatasetId], Any] = {}
+        self._seen_schema: dict[DatasetId, Any] = {}
 
     def add(self, event: Mapping[str, Any], where: str = "") -> None:
         skips = self.graph.skips
@@ -325,16 +328,19 @@ class GraphBuilder:
                 touched = True
                 info.datasets.add(dataset.id)
                 (node.inputs if role == "inputs" else node.outputs).add(dataset.id)
-                facets = _mapping(item.get("facets"))
                 if role == "outputs":
-                    node.column_edges |= column_edges(dataset.id, facets, name)
-                    lifecycle = facets.get("lifecycleStateChange")
-                    if isinstance(lifecycle, Mapping) and isinstance(
-                        lifecycle.get("lifecycleStateChange"), str
-                    ):
-                        node.lifecycle[dataset.id] = lifecycle["lifecycleStateChange"]
+                    self._add_output(node, dataset.id, _mapping(item.get("facets")))
         if not touched:
             graph.events_without_datasets += 1
+
+    def _add_output(self, job: JobNode, dataset: DatasetId, facets: Mapping[str, Any]) -> None:
+        lineage = facets.get("columnLineage")
+        if lineage is not None and self._seen_lineage.get((job.name, dataset)) != lineage:
+            self._seen_lineage[(job.name, dataset)] = lineage
+            job.column_edges |= column_edges(dataset, facets, job.name)
+        lifecycle = _mapping(facets.get("lifecycleStateChange")).get("lifecycleStateChange")
+        if isinstance(lifecycle, str):
+            job.lifecycle[dataset] = lifecycle
 
     def _add_dataset(self, item: Mapping[str, Any], role: str, job: str, time: float) -> DatasetNode | None:
         namespace, name = item.get("namespace"), item.get("name")
@@ -351,9 +357,12 @@ class GraphBuilder:
                 if time >= node.facet_times.get(facet, float("-inf")):
                     node.facets[facet] = value
                     node.facet_times[facet] = time
-            fields = schema_fields(facets)
-            if fields:
-                node.fields = fields
+            schema = facets.get("schema")
+            if schema is not None and self._seen_schema.get(node.id) != schema:
+                self._seen_schema[node.id] = schema
+                fields = schema_fields(facets)
+                if fields:
+                    node.fields = fields
         extra_key = "inputFacets" if role == "inputs" else "outputFacets"
         extra = item.get(extra_key)
         if isinstance(extra, Mapping) and extra:
