@@ -22,6 +22,7 @@ _VERSIONS = {
     "OutputStatisticsOutputDatasetFacet": "1-0-2",
     "ErrorMessageRunFacet": "1-0-1",
     "JobTypeJobFacet": "2-0-3",
+    "SymlinksDatasetFacet": "1-0-1",
 }
 
 

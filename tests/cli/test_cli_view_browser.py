@@ -48,8 +48,8 @@ def test_generated_pipeline_with_column_lineage(write_jsonl, tmp_path: Path, ope
 
     view.click_node(_label(CLEAN))
     panel = view.page.locator("#panel").inner_text()
-    assert "OVERWRITE" in panel
-    assert "rowCount" in panel
+    for text in ("OVERWRITE", "rowCount", "hive://metastore · shop.clean_orders TABLE"):
+        assert text in panel
     assert view.page.locator("#panel table.schema tr.clickable").count() == 4
 
     view.page.fill("#search", "revenue")

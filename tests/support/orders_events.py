@@ -8,7 +8,7 @@ import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from benchmarks.lineage_events import dataset, task_event
+from benchmarks.lineage_events import dataset, facet, task_event
 
 DAG = "orders"
 RAW, CLEAN, DAILY, PUBLISHED = (
@@ -69,6 +69,10 @@ def orders_events(
         dataset_lineage=[("file", RAW, "customer", "INDIRECT", "FILTER")],
         lifecycle="OVERWRITE",
         rows=4,
+    )
+    clean_out["facets"]["symlinks"] = facet(
+        "SymlinksDatasetFacet",
+        {"identifiers": [{"namespace": "hive://metastore", "name": "shop.clean_orders", "type": "TABLE"}]},
     )
     lineage = {
         "order_date": [("file", CLEAN, "order_date", "DIRECT", "IDENTITY")],
