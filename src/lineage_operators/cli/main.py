@@ -7,6 +7,7 @@ usage error or a source that cannot be read. Skipped input is reported on stderr
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Sequence
@@ -26,18 +27,19 @@ SOURCES_HELP = (
 
 
 def load_graph(sources: Sequence[str | Path], *, any_producer: bool = False) -> LineageGraph:
-    """The graph of every event in ``sources`` (streamed)."""
-    skips = Skips()
-    builder = GraphBuilder(skips, any_producer=any_producer)
-    for event in read_sources(sources, skips):
-        builder.add(event)
-    return builder.finish()
+    """The graph of every event in ``sources`` (streamed; a golden file keeps its ``${name}``s)."""
+    return _load_side(sources, any_producer=any_producer, placeholders={}, other=None)[0]
 
 
 def _load_side(
-    sources: Sequence[str], *, any_producer: bool, placeholders: dict[str, str], other: LineageGraph | None
+    sources: Sequence[str | Path],
+    *,
+    any_producer: bool,
+    placeholders: dict[str, str],
+    other: LineageGraph | None,
 ) -> tuple[LineageGraph, list[str]]:
-    """One side of a diff; golden files' placeholders are bound against the ``other`` side's names."""
+    """The graph of ``sources`` and the golden-file placeholders left unbound: those are bound
+    from ``placeholders``, then against the ``other`` graph's dataset names."""
     skips = Skips()
     builder = GraphBuilder(skips, any_producer=any_producer)
     unbound: list[str] = []
@@ -101,14 +103,13 @@ def _parse_placeholders(values: Sequence[str]) -> dict[str, str]:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     placeholders = _parse_placeholders(args.placeholder)
-    before_golden, after_golden = _has_golden(args.before), _has_golden(args.after)
-    kwargs = {"any_producer": args.any_producer, "placeholders": placeholders}
-    if before_golden and not after_golden:
-        after, _ = _load_side(args.after, other=None, **kwargs)  # type: ignore[arg-type]
-        before, unbound = _load_side(args.before, other=after, **kwargs)  # type: ignore[arg-type]
+    load = functools.partial(_load_side, any_producer=args.any_producer, placeholders=placeholders)
+    if _has_golden(args.before) and not _has_golden(args.after):  # read the events side first
+        after, _ = load(args.after, other=None)
+        before, unbound = load(args.before, other=after)
     else:
-        before, _ = _load_side(args.before, other=None, **kwargs)  # type: ignore[arg-type]
-        after, unbound = _load_side(args.after, other=before, **kwargs)  # type: ignore[arg-type]
+        before, _ = load(args.before, other=None)
+        after, unbound = load(args.after, other=before)
     _report_skips(before, "before")
     _report_skips(after, "after")
     if unbound:
