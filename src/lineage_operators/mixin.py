@@ -8,17 +8,17 @@ skipped, failed early, deferred) are normal. OpenLineage modules are imported on
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from lineage_operators._logging import get_logger
 from lineage_operators.model import LineageDataset
 from lineage_operators.recorder import DatasetLike, LineageRecorder, sorted_datasets
 
 if TYPE_CHECKING:
     from airflow.providers.openlineage.extractors import OperatorLineage
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 DECLARED_FIELDS = ("inputs", "outputs")
 

@@ -6,14 +6,14 @@ Bad input becomes a logged warning naming the task, and the rest of the record i
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from lineage_operators._logging import get_logger
 from lineage_operators._optional import openlineage_client_available
 from lineage_operators.model import LineageDataset
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 DatasetLike = Any
 """A path or URI string, a :class:`LineageDataset`, or any object with ``namespace`` and ``name``

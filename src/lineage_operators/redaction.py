@@ -149,6 +149,19 @@ def _drop_secret_pairs(url: str) -> str:
     return result
 
 
+# Spark Connect URLs: ``sc://host:port/;token=...;user_id=...``. The user id names who runs the
+# job on a shared server: treated as a credential in these URLs only.
+_CONNECT_URL_RE = re.compile(r"(?i)\bsc://[^\s\"'<>]*")
+_CONNECT_PARAM_RE = re.compile(r"(?i)(;\s*(?:user_id|token)\s*=)[^;\s\"'<>]*")
+
+
+def _redact_connect_urls(text: str) -> str:
+    """``sc://h:1/;token=T;user_id=U`` -> ``sc://h:1/;token=***;user_id=***``."""
+    return _CONNECT_URL_RE.sub(
+        lambda m: _CONNECT_PARAM_RE.sub(lambda p: p.group(1) + REDACTED, m.group(0)), text
+    )
+
+
 def redact_url(url: str) -> str:
     """Remove userinfo and secret query parameters from a URL or JDBC URL.
 
@@ -158,6 +171,8 @@ def redact_url(url: str) -> str:
     * parameters with a secret key (see :func:`is_secret_key`) are dropped wherever they appear:
       ``?password=..&``, ``;password=..``, ``(password=..)``, ``,password=..``. Others (``user=``,
       ``ssl=``) are kept.
+    * Spark Connect URLs (``sc://host/;token=...;user_id=...``): ``token`` and ``user_id`` values
+      become ``REDACTED``.
 
     Never raises: on any error the text is redacted with :func:`redact_text`, and if even that
     fails the whole value is replaced by ``REDACTED``.
@@ -165,7 +180,7 @@ def redact_url(url: str) -> str:
     try:
         if not isinstance(url, str):
             url = str(url)
-        result = _ORACLE_CREDS_RE.sub(r"\1@", url)
+        result = _ORACLE_CREDS_RE.sub(r"\1@", _redact_connect_urls(url))
         result = _strip_userinfo(result)
         result = _MULTI_HOST_CREDS_RE.sub("", result)
         return _drop_secret_pairs(result)
@@ -233,13 +248,14 @@ def redact_text(text: str) -> str:
     Handles ``scheme://user:pw@host``, ``jdbc:oracle:thin:user/pw@host``, ``password=...``,
     ``"password": "..."``, ``secret.key: ...`` (any key :func:`is_secret_key` accepts, with ``=``,
     ``:`` or ``=>``), ``Authorization: Bearer ...``, bare ``Bearer <token>``, SQL ``PASSWORD '...'``
-    and ``IDENTIFIED BY ...``, and AWS access key ids. Never raises; a non-string is converted with
+    and ``IDENTIFIED BY ...``, AWS access key ids, and Spark Connect ``token``/``user_id``
+    parameters. Never raises; a non-string is converted with
     ``str`` first.
     """
     try:
         if not isinstance(text, str):
             text = str(text)
-        result = _ORACLE_CREDS_RE.sub(r"\1@", text)
+        result = _ORACLE_CREDS_RE.sub(r"\1@", _redact_connect_urls(text))
         result = _TEXT_USERINFO_SLASH_RE.sub(lambda m: m.group("scheme") + "://", result)
         result = _TEXT_USERINFO_RE.sub(_redact_userinfo, result)
         result = _AUTH_HEADER_RE.sub(

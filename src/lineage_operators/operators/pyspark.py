@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import inspect
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from airflow.providers.standard.operators.python import PythonOperator
 
+from lineage_operators._logging import get_logger
 from lineage_operators._optional import openlineage_client_available
 from lineage_operators.mixin import OpenLineageMixin
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from lineage_operators.spark.capture import SparkLineageCapture
     from lineage_operators.spark.session import SessionSpec
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 SPARK_ARGUMENTS = ("spark", "sc")
 

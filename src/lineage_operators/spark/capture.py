@@ -37,16 +37,16 @@ How it works:
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from lineage_operators._logging import get_logger
 from lineage_operators.model import LineageDataset
 from lineage_operators.spark._errors import describe
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 # The provider sets ``processing_engine`` (Airflow) on every task event after our facets, so the
 # Spark engine that ran the task is reported under its own key, with the same standard facet.

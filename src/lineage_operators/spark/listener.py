@@ -22,7 +22,9 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-log = logging.getLogger(__name__)
+from lineage_operators._logging import get_logger
+
+log = get_logger(__name__)
 
 Sink = Callable[[str, Any, bool], None]
 

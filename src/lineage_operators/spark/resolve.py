@@ -11,15 +11,15 @@ output statistics = summed over the writes, input statistics over the scans.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lineage_operators._logging import get_logger
 from lineage_operators.model import DatasetName, LineageDataset
 from lineage_operators.spark.plan import ExecutionFacts, RelationFacts
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 _SESSION_CATALOG = "spark_catalog"
 

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import logging
 import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from lineage_operators._logging import get_logger
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 DEFAULT_MASTER = "local[*]"
 PARENT_JOB_PREFIX = "spark.openlineage.parent"
