@@ -199,7 +199,8 @@ def name_location(uri: str, *, cwd: str | None = None, trim: bool = True) -> Dat
     * ``%`` is a plain character: ``file:/tmp/a%20b`` names the directory ``/tmp/a%20b``, as Hadoop's
       ``Path(String)`` (what Spark makes of a path it is given) reads it and openlineage-spark names
       it. Locations that Spark holds as ``java.net.URI`` (catalog tables) are decoded once where
-      they are read (:mod:`lineage_operators.spark.plan`), never here. ``//`` and ``.``/``..`` segments are normalized, trailing slashes dropped.
+      they are read (:mod:`lineage_operators.spark.plan`), never here.
+      ``//`` and ``.``/``..`` segments are normalized, trailing slashes dropped.
     * Credentials in the authority (``s3a://KEY:SECRET@bucket``) are dropped.
     * A path with a glob character (``*?[]{}``) is named by the directory above its first glob
       segment (``/data/in/*.csv`` -> ``/data/in``); a glob in the first segment names the root.
