@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 __all__ = ["RedactingFilter", "current_task", "get_logger", "task_scope"]
 
+_LABEL = "\x00task\x00"
 _task_lock = threading.Lock()
 _task_labels: list[str] = []
 
@@ -72,9 +73,14 @@ class RedactingFilter(logging.Filter):
             message += "\n" + record.exc_text
             record.exc_text = None
         label = current_task()
-        if label and label not in message:
-            message = f"Task {label}: {message}"
-        record.msg = _redact(message)
+        if label:
+            # the task's name is no secret, but "secrets_dag.load: value" reads as a key/value pair
+            message = _redact(message.replace(label, _LABEL)).replace(_LABEL, label)
+            if label not in message:
+                message = f"Task {label}: {message}"
+        else:
+            message = _redact(message)
+        record.msg = message
         record.args = None
         record._lineage_redacted = True
         return True
