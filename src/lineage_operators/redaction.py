@@ -330,7 +330,7 @@ def redact_mapping(values: Mapping[str, object]) -> dict[str, object]:
 #: and :func:`redact_text` cover. Spark applies neither to its own log4j lines.
 SPARK_REDACTION_CONF: dict[str, str] = {
     "spark.redaction.regex": (
-        r"(?i)secret|password|passwd|passphrase|credential|token|pwd|\bsas\b|authorization"
+        r"(?i)secret|password|passwd|passphrase|credential|token|pwd|\bsas\b|\bauth\b|\bsig\b|\bjwt\b|bearer|authorization"
         r"|(api|access|private|account|ssl|signing|master|encryption)[._-]?key|connection[._-]?string"
     ),
     "spark.redaction.string.regex": (
