@@ -109,7 +109,10 @@ class LineageRecorder:
                 return None
             from lineage_operators.naming import parse_dataset
 
-            name = parse_dataset(dataset, namespace=namespace)
+            from lineage_operators.redaction import redact_url
+
+            # a URL's credentials are never part of a dataset's name
+            name = parse_dataset(redact_url(dataset) if ":" in dataset else dataset, namespace=namespace)
             return LineageDataset(name.namespace, name.name)
         return from_openlineage_dataset(dataset)
 
