@@ -108,7 +108,6 @@ class LineageRecorder:
                     self._warned_unavailable = True
                 return None
             from lineage_operators.naming import parse_dataset
-
             from lineage_operators.redaction import redact_url
 
             # a URL's credentials are never part of a dataset's name

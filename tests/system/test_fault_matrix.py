@@ -225,3 +225,15 @@ def test_capture_is_skipped_where_selective_enable_turns_lineage_off(
     assert started == ["fault_selective.enabled"]  # 11
     complete = final_event(result, "fault_selective", "enabled")
     assert dataset_ids(complete["outputs"]) == [("file", f"{base_dir}/after_fault")]
+
+
+def test_odd_characters_in_paths_name_the_directory_on_disk(run_dag, base_dir: Path):
+    """5: `%XX` is decoded exactly once (as Spark's Path/URI handling does), `#`, spaces, unicode kept."""
+    odd_leaves = load_dag_file(DAGS, "ODD_LEAVES")
+    result = run_dag(load_dag_file(DAGS, "odd_paths_dag"))
+    assert result.task_states == {"odd": "success"}
+    complete = final_event(result, "fault_odd_paths", "odd")
+    expected = sorted(("file", f"{base_dir}/odd/{leaf}") for leaf in odd_leaves)
+    assert all((base_dir / "odd" / leaf).is_dir() for leaf in odd_leaves)
+    assert dataset_ids(complete["outputs"]) == expected
+    assert dataset_ids(complete["inputs"]) == expected

@@ -89,3 +89,17 @@ with DAG("fault_selective", schedule=None, start_date=START) as selective_dag:
     enable_lineage(
         LineageAwarePySparkOperator(task_id="enabled", master="local[1]", python_callable=_one_output)
     )
+
+
+ODD_LEAVES = ("pct%41/100%", "p%2541", "p%20x", "sp ace", "h#ash", "\u00fcn\u00ef")
+
+
+def _odd_paths(spark) -> None:
+    for leaf in ODD_LEAVES:
+        path = f"{BASE_DIR}/odd/{leaf}"
+        spark.range(1).write.mode("overwrite").parquet(path)
+        spark.read.parquet(path).count()
+
+
+with DAG("fault_odd_paths", schedule=None, start_date=START) as odd_paths_dag:
+    LineageAwarePySparkOperator(task_id="odd", master="local[1]", python_callable=_odd_paths)
