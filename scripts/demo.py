@@ -32,6 +32,11 @@ def prepare_environment() -> Path:
         AIRFLOW__CORE__DAGS_FOLDER=str(DAG_FILE.parent),
         AIRFLOW__CORE__LOAD_EXAMPLES="False",
         LINEAGE_EXAMPLE_BASE_DIR=str(DEMO_DIR / "data"),
+        # A dead lineage backend must not slow tasks (README, "When the lineage backend is down"): the
+        # provider waits at most this long per event. With an HTTP transport also give it
+        # "timeout": 1, "retry": {"total": 1, "backoff_factor": 0}; the demo writes to a file instead.
+        AIRFLOW__OPENLINEAGE__EXECUTION_TIMEOUT="3",
+        AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT="5",
     )
     return DEMO_DIR / "events" / "events.jsonl"
 
