@@ -36,11 +36,23 @@ from openlineage.client.facet_v2 import (
 
 from lineage_operators._version import __version__
 
-#: Where the JSON schema of :class:`SparkApplicationDetailsRunFacet` is published.
-SPARK_APPLICATION_DETAILS_SCHEMA_URL = (
-    "https://raw.githubusercontent.com/lineage-operators/lineage-operators/main/spec/facets/"
-    "1-0-0/SparkApplicationDetailsRunFacet.json#/$defs/SparkApplicationDetailsRunFacet"
+#: Where the package's own facet schemas are published: the files of ``lineage_operators/schemas``
+#: (package data) at their path in the source repository; ``1-0-0`` changes only with the schema.
+SCHEMA_BASE_URL = (
+    "https://raw.githubusercontent.com/lineage-operators/lineage-operators/main/src/lineage_operators/schemas/"
 )
+SCHEMA_VERSION = "1-0-0"
+
+
+def custom_schema_url(facet: str) -> str:
+    """The ``_schemaURL`` of one of this package's facets (``lineage_operators/schemas/<v>/<facet>.json``)."""
+    return f"{SCHEMA_BASE_URL}{SCHEMA_VERSION}/{facet}.json#/$defs/{facet}"
+
+
+#: Where the JSON schema of :class:`SparkApplicationDetailsRunFacet` is published.
+SPARK_APPLICATION_DETAILS_SCHEMA_URL = custom_schema_url("SparkApplicationDetailsRunFacet")
+#: Where the JSON schema of :class:`LineageOperatorsRunFacet` is published.
+LINEAGE_OPERATORS_SCHEMA_URL = custom_schema_url("LineageOperatorsRunFacet")
 #: Storage layers openlineage-spark reports, with the file format their data files use.
 STORAGE_LAYERS = {"delta": "parquet", "iceberg": None}
 FILE_FORMATS = ("parquet", "orc", "avro", "json", "csv", "xml", "text")
@@ -62,6 +74,17 @@ class SparkApplicationDetailsRunFacet(RunFacet):
     @staticmethod
     def _get_schema() -> str:
         return SPARK_APPLICATION_DETAILS_SCHEMA_URL
+
+
+@attr.define
+class LineageOperatorsRunFacet(RunFacet):
+    """This package's version: ``spark_processingEngine.openlineageAdapterVersion`` is the client's."""
+
+    version: str = attr.field(default=__version__)
+
+    @staticmethod
+    def _get_schema() -> str:
+        return LINEAGE_OPERATORS_SCHEMA_URL
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,11 +252,27 @@ def add_counts(a: int | None, b: int | None) -> int | None:
 # --------------------------------------------------------------------------------------------
 
 
+def openlineage_client_version() -> str | None:
+    """Version of the openlineage-python client that builds the facets (None if unknown)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("openlineage-python")
+    except PackageNotFoundError:
+        return None
+
+
 def processing_engine_facet(spark_version: str) -> processing_engine_run.ProcessingEngineRunFacet:
-    """Spark and this package's version (as ``openlineageAdapterVersion``)."""
+    """Spark's version, and the OpenLineage client's as ``openlineageAdapterVersion`` (as openlineage-spark
+    reports the OpenLineage Java client it was built with)."""
     return processing_engine_run.ProcessingEngineRunFacet(
-        version=spark_version, name="spark", openlineageAdapterVersion=__version__
+        version=spark_version, name="spark", openlineageAdapterVersion=openlineage_client_version()
     )
+
+
+def lineage_operators_facet() -> LineageOperatorsRunFacet:
+    """The ``lineageOperators`` run facet: this package's version."""
+    return LineageOperatorsRunFacet(version=__version__)
 
 
 def spark_application_details_facet(**details: str | None) -> SparkApplicationDetailsRunFacet:
@@ -258,8 +297,13 @@ def sql_job_facet(statements: Sequence[str]) -> sql_job.SQLJobFacet | None:
 
 
 __all__ = [
+    "LINEAGE_OPERATORS_SCHEMA_URL",
     "SPARK_APPLICATION_DETAILS_SCHEMA_URL",
+    "LineageOperatorsRunFacet",
     "SparkApplicationDetailsRunFacet",
+    "custom_schema_url",
+    "lineage_operators_facet",
+    "openlineage_client_version",
     "add_counts",
     "datasource_facet",
     "input_statistics_facet",

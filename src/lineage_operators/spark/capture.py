@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 # The provider sets ``processing_engine`` (Airflow) on every task event after our facets, so the
 # Spark engine that ran the task is reported under its own key, with the same standard facet.
 SPARK_ENGINE_FACET = "spark_processingEngine"
+#: This package's version (``spark_processingEngine.openlineageAdapterVersion`` is the client's).
+LINEAGE_OPERATORS_FACET = "lineageOperators"
 
 DEFAULT_DRAIN_TIMEOUT = 30.0
 START_DRAIN_TIMEOUT = 5.0
@@ -300,6 +302,7 @@ class SparkLineageCapture:
             user = None
         return {
             SPARK_ENGINE_FACET: f.processing_engine_facet(str(sc.version)),
+            LINEAGE_OPERATORS_FACET: f.lineage_operators_facet(),
             "spark_applicationDetails": f.spark_application_details_facet(
                 master=sc.master,
                 appName=sc.appName,
