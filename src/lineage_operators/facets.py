@@ -23,6 +23,7 @@ from typing import Any
 import attr
 from openlineage.client.facet_v2 import (
     RunFacet,
+    base_subset_dataset,
     datasource_dataset,
     input_statistics_input_dataset,
     lifecycle_state_change_dataset,
@@ -38,9 +39,7 @@ from lineage_operators._version import __version__
 
 #: Where the package's own facet schemas are published: the files of ``lineage_operators/schemas``
 #: (package data) at their path in the source repository; ``1-0-0`` changes only with the schema.
-SCHEMA_BASE_URL = (
-    "https://raw.githubusercontent.com/lineage-operators/lineage-operators/main/src/lineage_operators/schemas/"
-)
+SCHEMA_BASE_URL = "https://raw.githubusercontent.com/lineage-operators/lineage-operators/main/src/lineage_operators/schemas/"
 SCHEMA_VERSION = "1-0-0"
 
 
@@ -238,6 +237,46 @@ def input_statistics_facet(
     )
 
 
+#: Default bound of the locations a ``subset`` facet lists (the rest are only counted).
+DEFAULT_SUBSET_MAX_LOCATIONS = 100
+
+
+@attr.define
+class BoundedLocationSubsetCondition(base_subset_dataset.LocationSubsetCondition):
+    """A ``location`` subset condition whose list was cut: ``omittedLocations`` says how many are left out."""
+
+    omittedLocations: int | None = attr.field(default=None)
+
+
+def subset_facet(
+    locations: Sequence[str],
+    *,
+    output: bool,
+    limit: int = DEFAULT_SUBSET_MAX_LOCATIONS,
+    omitted: int = 0,
+) -> (
+    base_subset_dataset.InputSubsetInputDatasetFacet
+    | base_subset_dataset.OutputSubsetOutputDatasetFacet
+    | None
+):
+    """The ``subset`` facet of a dataset whose name was trimmed: the untrimmed locations, as
+    openlineage-java's ``DatasetReducer`` keeps them; at most ``limit`` of them (the first ones),
+    plus ``omitted`` already left out by the caller."""
+    if not locations:
+        return None
+    limit = max(limit, 1)
+    kept = list(locations[:limit])
+    omitted += len(locations) - len(kept)
+    condition = (
+        BoundedLocationSubsetCondition(locations=kept, omittedLocations=omitted)
+        if omitted
+        else base_subset_dataset.LocationSubsetCondition(locations=kept)
+    )
+    if output:
+        return base_subset_dataset.OutputSubsetOutputDatasetFacet(outputCondition=condition)
+    return base_subset_dataset.InputSubsetInputDatasetFacet(inputCondition=condition)
+
+
 def add_counts(a: int | None, b: int | None) -> int | None:
     """Sum of two optional counters (None only when both are unknown)."""
     if a is None:
@@ -297,22 +336,25 @@ def sql_job_facet(statements: Sequence[str]) -> sql_job.SQLJobFacet | None:
 
 
 __all__ = [
+    "DEFAULT_SUBSET_MAX_LOCATIONS",
     "LINEAGE_OPERATORS_SCHEMA_URL",
     "SPARK_APPLICATION_DETAILS_SCHEMA_URL",
+    "BoundedLocationSubsetCondition",
     "LineageOperatorsRunFacet",
     "SparkApplicationDetailsRunFacet",
-    "custom_schema_url",
-    "lineage_operators_facet",
-    "openlineage_client_version",
     "add_counts",
+    "custom_schema_url",
     "datasource_facet",
     "input_statistics_facet",
     "lifecycle_facet",
+    "lineage_operators_facet",
+    "openlineage_client_version",
     "output_statistics_facet",
     "processing_engine_facet",
     "schema_facet",
     "spark_application_details_facet",
     "sql_job_facet",
     "storage_facet",
+    "subset_facet",
     "symlinks_facet",
 ]

@@ -12,7 +12,6 @@ pytest.importorskip("openlineage.client")
 from openlineage.client.serde import Serde
 
 from lineage_operators import facets as f
-from lineage_operators._version import __version__
 
 
 def spark_schema(*fields: tuple[str, Any] | tuple[str, Any, str]) -> str:

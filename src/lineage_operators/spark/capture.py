@@ -326,7 +326,27 @@ class SparkLineageCapture:
             metastore = conf.get("spark.sql.hive.metastore.uris", None) or conf.get(
                 "spark.hadoop.hive.metastore.uris", None
             )
-        return NamingContext(warehouse=warehouse, metastore_uris=metastore)
+        return NamingContext(warehouse=warehouse, metastore_uris=metastore, subset_limit=_subset_limit(spark))
 
 
-__all__ = ["CaptureResult", "SparkLineageCapture"]
+#: Spark conf key bounding the locations listed by a ``subset`` facet.
+SUBSET_MAX_LOCATIONS_CONF = "spark.lineage_operators.subset.maxLocations"
+
+
+def _subset_limit(spark: Any) -> int:
+    from lineage_operators.facets import DEFAULT_SUBSET_MAX_LOCATIONS
+
+    value = spark.conf.get(SUBSET_MAX_LOCATIONS_CONF, None)
+    try:
+        return max(int(value), 1) if value else DEFAULT_SUBSET_MAX_LOCATIONS
+    except ValueError:
+        log.warning(
+            "lineage capture: %s=%r is not a number; using %d",
+            SUBSET_MAX_LOCATIONS_CONF,
+            value,
+            DEFAULT_SUBSET_MAX_LOCATIONS,
+        )
+        return DEFAULT_SUBSET_MAX_LOCATIONS
+
+
+__all__ = ["SUBSET_MAX_LOCATIONS_CONF", "CaptureResult", "SparkLineageCapture"]

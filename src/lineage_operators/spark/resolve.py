@@ -6,7 +6,9 @@ listener-bus thread.
 Merging rules for one dataset seen by several executions of the task (in execution order):
 schema = the last one known; symlinks = union; lifecycle = the last one set (a plain append
 keeps an earlier CREATE/OVERWRITE; a nested "file source write" is followed by its CTAS' CREATE);
-output statistics = summed over the writes, input statistics over the scans.
+output statistics = summed over the writes; input statistics = what each location read is (the
+last reading of it), summed over the distinct locations a trimmed name stands for. A trimmed name
+keeps its untrimmed locations for the ``subset`` facet (bounded by ``NamingContext.subset_limit``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class NamingContext:
 
     warehouse: str | None = None
     metastore_uris: str | None = None
+    subset_limit: int = 100
 
 
 @dataclass
@@ -45,6 +48,11 @@ class _Acc:
     size: int | None = None
     files: int | None = None
     has_stats: bool = False
+    #: inputs: statistics per location read (the last reading wins)
+    parts: dict[str, tuple[int | None, int | None, int | None]] = field(default_factory=dict)
+    #: untrimmed locations, in order; ``subset_seen`` counts them past the kept ones
+    subset: list[str] = field(default_factory=list)
+    subset_seen: set[str] = field(default_factory=set)
 
 
 def _names(rel: RelationFacts) -> list[DatasetName]:
@@ -92,10 +100,15 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
         return
     symlink = _symlink(rel, ctx) if names else None
     single = len(names) == 1
+    untrimmed = _untrimmed(rel) if single else None
     for name in names:
         acc = accs.get(name)
         if acc is None:
             acc = accs[name] = _Acc(name)
+        if untrimmed is not None and untrimmed != name.name and untrimmed not in acc.subset_seen:
+            acc.subset_seen.add(untrimmed)
+            if len(acc.subset) < ctx.subset_limit:
+                acc.subset.append(untrimmed)
         if rel.schema_text and single:
             acc.schema_text = rel.schema_text
         if symlink and symlink not in acc.symlinks:
@@ -109,9 +122,29 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
             from lineage_operators.facets import add_counts
 
             acc.has_stats = True
-            acc.rows = add_counts(acc.rows, rel.rows)
-            acc.size = add_counts(acc.size, rel.size)
-            acc.files = add_counts(acc.files, rel.files)
+            if output:
+                acc.rows = add_counts(acc.rows, rel.rows)
+                acc.size = add_counts(acc.size, rel.size)
+                acc.files = add_counts(acc.files, rel.files)
+            else:
+                acc.parts[untrimmed or name.name] = (rel.rows, rel.size, rel.files)
+                acc.rows = acc.size = acc.files = None
+                for rows, size, files in acc.parts.values():
+                    acc.rows = add_counts(acc.rows, rows)
+                    acc.size = add_counts(acc.size, size)
+                    acc.files = add_counts(acc.files, files)
+
+
+def _untrimmed(rel: RelationFacts) -> str | None:
+    """The name of a file location before partition trimming (None for JDBC or without location)."""
+    from lineage_operators import naming
+
+    if rel.jdbc_url or not rel.location:
+        return None
+    try:
+        return naming.name_location(rel.location, trim=False).name
+    except ValueError:
+        return None
 
 
 def _redact(text: str) -> str:
@@ -123,7 +156,7 @@ def _redact(text: str) -> str:
         return "<unprintable>"
 
 
-def _dataset(acc: _Acc, output: bool) -> LineageDataset:
+def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
     from lineage_operators import facets as f
 
     facets: dict[str, Any] = {}
@@ -143,6 +176,11 @@ def _dataset(acc: _Acc, output: bool) -> LineageDataset:
     if storage is not None:
         facets["storage"] = storage
     dataset = LineageDataset(acc.name.namespace, acc.name.name, facets)
+    if acc.subset:
+        omitted = len(acc.subset_seen) - len(acc.subset)
+        subset = f.subset_facet(acc.subset, output=output, limit=ctx.subset_limit, omitted=omitted)
+        if subset is not None:
+            (dataset.output_facets if output else dataset.input_facets)["subset"] = subset
     if output:
         lifecycle = f.lifecycle_facet(acc.lifecycle, acc.previous)
         if lifecycle is not None:
@@ -174,7 +212,7 @@ def resolve(
             if statement not in statements:
                 statements.append(statement)
     return (
-        [_dataset(acc, False) for _, acc in sorted(inputs.items())],
-        [_dataset(acc, True) for _, acc in sorted(outputs.items())],
+        [_dataset(acc, False, ctx) for _, acc in sorted(inputs.items())],
+        [_dataset(acc, True, ctx) for _, acc in sorted(outputs.items())],
         statements,
     )

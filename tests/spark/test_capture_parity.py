@@ -1,0 +1,178 @@
+"""Scenarios of openlineage-spark's own integration tests, where names and facets must agree with it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spark_helpers import captured, get, lifecycle, local, names, schema, stats
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+
+@pytest.fixture(scope="module")
+def db(spark: Any) -> Iterator[str]:
+    spark.sql("CREATE DATABASE IF NOT EXISTS parity_db")
+    yield "parity_db"
+    spark.sql("DROP DATABASE IF EXISTS parity_db CASCADE")
+
+
+def _input_stats(dataset: Any) -> tuple[int | None, int | None, int | None]:
+    facet = dataset.input_facets["inputStatistics"]
+    return facet.rowCount, facet.size, facet.fileCount
+
+
+def _subset(dataset: Any, output: bool) -> Any:
+    facets = dataset.output_facets if output else dataset.input_facets
+    facet = facets["subset"]
+    return facet.outputCondition if output else facet.inputCondition
+
+
+# -- 1. single-file relations -----------------------------------------------------------------
+
+
+def test_single_file_read_is_named_after_the_file(spark: Any, tmp_path: Path) -> None:
+    """openlineage-spark LogicalRelationDatasetBuilder: one root path that is a file names the file."""
+    data = tmp_path / "data"
+    data.mkdir()
+    words = data / "words.txt"
+    words.write_text("a b\nb c\n")
+    (data / "other.txt").write_text("c d\n")
+    out = tmp_path / "dir_out"
+
+    def body() -> None:
+        spark.read.text(str(words)).collect()
+        spark.read.text([str(words), str(data / "other.txt")]).collect()  # several roots: the folder
+        spark.sql(f"INSERT OVERWRITE DIRECTORY '{out}' USING parquet SELECT * FROM text.`{words}`").collect()
+
+    result = captured(spark, body)
+    assert names(result.inputs) == {local(words), local(data)}
+    assert schema(get(result.inputs, words)) == [("value", "string")]
+    assert names(result.outputs) == {local(out)}
+
+
+# -- 4. output statistics under AQE and other wrappers ------------------------------------------
+
+
+def test_output_statistics_when_the_written_query_shuffles(spark: Any, db: str, tmp_path: Path) -> None:
+    out = tmp_path / "shuffled"
+    table_path = Path(spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")) / f"{db}.db"
+    assert spark.conf.get("spark.sql.adaptive.enabled") == "true"
+
+    def frame() -> Any:
+        return spark.range(100).union(spark.range(50)).repartition(7)
+
+    def body() -> None:
+        frame().write.mode("overwrite").parquet(str(out))
+        frame().write.mode("overwrite").saveAsTable(f"{db}.saved")
+        frame().createOrReplaceTempView("shuffled_view")
+        spark.sql(f"CREATE TABLE {db}.ctas USING parquet AS SELECT * FROM shuffled_view")
+        spark.sql(f"INSERT INTO {db}.ctas SELECT * FROM shuffled_view")
+
+    result = captured(spark, body)
+    rows, size, files = stats(get(result.outputs, out))
+    assert (rows, files) == (150, 7)
+    assert size
+    assert size > 0
+    rows, size, files = stats(get(result.outputs, table_path / "saved"))
+    assert (rows, files) == (150, 7)
+    rows, size, files = stats(get(result.outputs, table_path / "ctas"))
+    assert (rows, files) == (300, 14)  # CTAS + INSERT, summed over the task's writes
+    assert size
+    assert size > 0
+
+
+# -- 5. input statistics describe the dataset, not the sum of scans ----------------------------
+
+
+def test_input_statistics_are_the_dataset_not_the_sum_of_scans(spark: Any, tmp_path: Path) -> None:
+    csv = tmp_path / "five"
+    csv.mkdir()
+    (csv / "part.csv").write_text("id,name\n1,a\n2,b\n3,c\n4,d\n5,e\n")
+    size = os.path.getsize(csv / "part.csv")
+
+    def body() -> None:
+        frame = spark.read.option("header", "true").csv(str(csv))
+        frame.count()
+        frame.collect()
+        frame.union(frame).collect()
+
+    result = captured(spark, body)
+    rows, read_size, files = _input_stats(get(result.inputs, csv))
+    assert (read_size, files) == (size, 1)
+    assert rows is None  # a CSV file does not know its row count (openlineage-spark gives none)
+
+
+# -- 6. ALTER TABLE ------------------------------------------------------------------------------
+
+
+def test_alter_table_reports_the_new_schema_and_alter(spark: Any, db: str, tmp_path: Path) -> None:
+    spark.sql(f"CREATE TABLE {db}.altered (a STRING, b STRING) USING parquet")
+    location = Path(spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:")) / f"{db}.db" / "altered"
+    moved = tmp_path / "moved"
+
+    result = captured(spark, lambda: spark.sql(f"ALTER TABLE {db}.altered ADD COLUMNS (c STRING, d INT)"))
+    table = get(result.outputs, location)
+    assert schema(table) == [("a", "string"), ("b", "string"), ("c", "string"), ("d", "integer")]
+    assert lifecycle(table) == "ALTER"
+    assert result.inputs == []
+
+    for statement in (
+        f"ALTER TABLE {db}.altered ALTER COLUMN a COMMENT 'the a'",
+        f"ALTER TABLE {db}.altered SET TBLPROPERTIES ('owner' = 'me')",
+    ):
+        result = captured(spark, lambda statement=statement: spark.sql(statement))
+        assert lifecycle(get(result.outputs, location)) == "ALTER", statement
+    table = get(result.outputs, location)
+    assert table.facets["schema"].fields[0].description == "the a"
+
+    result = captured(spark, lambda: spark.sql(f"ALTER TABLE {db}.altered SET LOCATION '{moved}'"))
+    table = get(result.outputs, moved)
+    assert lifecycle(table) == "ALTER"
+    assert [(i.name, i.type) for i in table.facets["symlinks"].identifiers] == [(f"{db}.altered", "TABLE")]
+
+
+# -- 7. subset facet for trimmed names -------------------------------------------------------
+
+
+def test_trimmed_partitions_keep_their_locations_in_a_subset_facet(spark: Any, tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    days = [events / "dt=2026-01-01", events / "dt=2026-01-02"]
+
+    def body() -> None:
+        for day in days:
+            spark.range(3).write.mode("overwrite").parquet(str(day))
+        for day in days:
+            spark.read.parquet(str(day)).collect()
+
+    result = captured(spark, body)
+    assert names(result.outputs) == {local(events)}
+    assert names(result.inputs) == {local(events)}
+    written = _subset(get(result.outputs, events), output=True)
+    assert (written.type, written.locations) == ("location", [str(d) for d in days])
+    read = _subset(get(result.inputs, events), output=False)
+    assert (read.type, read.locations) == ("location", [str(d) for d in days])
+
+
+def test_subset_locations_are_bounded(spark: Any, tmp_path: Path) -> None:
+    events = tmp_path / "many"
+    days = [events / f"dt=2026-01-{day:02d}" for day in range(1, 6)]
+    for day in days:
+        spark.range(1).write.parquet(str(day))
+    spark.conf.set("spark.lineage_operators.subset.maxLocations", "2")
+    try:
+        result = captured(spark, lambda: [spark.read.parquet(str(day)).collect() for day in days])
+    finally:
+        spark.conf.unset("spark.lineage_operators.subset.maxLocations")
+    read = _subset(get(result.inputs, events), output=False)
+    assert read.locations == [str(d) for d in days[:2]]
+    assert read.omittedLocations == 3
+
+
+def test_untrimmed_dataset_has_no_subset_facet(spark: Any, tmp_path: Path) -> None:
+    out = tmp_path / "plain"
+    result = captured(spark, lambda: spark.range(2).write.parquet(str(out)))
+    assert "subset" not in get(result.outputs, out).output_facets
