@@ -54,6 +54,7 @@ from lineage_operators.spark.jvm import (
     split_list,
     split_records,
 )
+from lineage_operators.spark.alter import alter_outputs, is_alter
 from lineage_operators.spark.statistics import read_relation_stats, write_metrics_text
 
 log = logging.getLogger(__name__)
@@ -892,6 +893,8 @@ class PlanReader:
             return rels
         if cls in V2_CREATES:
             return self._v2_created(cls, f(0), f(1), f(2))
+        if is_alter(cls):
+            return alter_outputs(self, self._t, plan)
         return []
 
     def _save_into(self, cmd: list[str | None], qe: Any, succeeded: bool) -> list[RelationFacts]:
@@ -981,7 +984,16 @@ class PlanReader:
     ) -> list[RelationFacts]:
         if not name:
             return []
-        lifecycle = _V2_CREATE_LIFECYCLE.get(cls)
+        return self.v2_table_output(catalog, namespace, name, _V2_CREATE_LIFECYCLE.get(cls))
+
+    def catalog_output(self, table: TableRef, lifecycle: str | None) -> list[RelationFacts]:
+        """A session-catalog table as an output, as the catalog holds it now."""
+        return self._catalog_output(table, lifecycle)
+
+    def v2_table_output(
+        self, catalog: str | None, namespace: str | None, name: str, lifecycle: str | None
+    ) -> list[RelationFacts]:
+        """A table of a v2 catalog as an output, loaded from its catalog."""
         if catalog == _SESSION_CATALOG:
             return self._catalog_output(TableRef(namespace, name), lifecycle)
         try:
