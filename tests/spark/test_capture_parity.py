@@ -175,3 +175,75 @@ def test_untrimmed_dataset_has_no_subset_facet(spark: Any, tmp_path: Path) -> No
     out = tmp_path / "plain"
     result = captured(spark, lambda: spark.range(2).write.parquet(str(out)))
     assert "subset" not in get(result.outputs, out).output_facets
+
+
+# -- 2. RDD-only jobs ------------------------------------------------------------------------------
+
+
+def test_rdd_only_jobs_are_captured(spark: Any, tmp_path: Path) -> None:
+    """openlineage-spark's spark_single_input_rdd scenario, and the other Hadoop-file RDD APIs."""
+    sc = spark.sparkContext
+    source = tmp_path / "rdd_input"
+    source.mkdir()
+    (source / "sample.txt").write_text("hello world\nhello pyspark rdd\nspark rdd transforms\nhello again\n")
+    documents = tmp_path / "documents"
+    documents.mkdir()
+    (documents / "one.txt").write_text("one document\n")
+    out = tmp_path / "rdd_output"
+    pickled, hadoop, whole, seq_out, sql_out = (
+        tmp_path / n for n in ("pickled", "hadoop", "whole", "seq", "sql")
+    )
+
+    def body() -> None:
+        sc.textFile(str(source)).map(lambda x: x).saveAsTextFile(str(out / "20251030"))
+        sc.parallelize(range(5), 2).saveAsPickleFile(str(pickled))
+        sc.pickleFile(str(pickled)).map(lambda x: (str(x), str(x))).saveAsHadoopFile(
+            str(hadoop), "org.apache.hadoop.mapred.TextOutputFormat"
+        )
+        sc.wholeTextFiles(str(documents)).map(lambda kv: kv[1]).saveAsTextFile(str(whole))
+        sc.parallelize([(1, "a"), (2, "b")]).saveAsSequenceFile(str(seq_out))
+        assert sorted(sc.sequenceFile(str(seq_out)).collect()) == [(1, "a"), (2, "b")]
+        spark.range(3).write.parquet(str(sql_out))  # a SQL job: counted once, by the query listener
+
+    result = captured(spark, body)
+    assert names(result.outputs) == {local(p) for p in (out, pickled, hadoop, whole, seq_out, sql_out)}
+    assert names(result.inputs) == {local(p) for p in (source, documents, pickled, seq_out)}
+    rows, size, _ = stats(get(result.outputs, out))
+    assert rows == 4
+    assert size
+    assert size > 0
+    read_rows, read_size, _ = _input_stats(get(result.inputs, source))
+    assert read_rows == 4  # the single-input job's records read
+    assert read_size
+    assert read_size > 0
+    assert _subset(get(result.outputs, out), output=True).locations == [str(out / "20251030")]
+    assert stats(get(result.outputs, pickled))[0] == 2  # records written: one pickled batch per partition
+    assert stats(get(result.outputs, sql_out))[0] == 3
+
+
+# -- 3. files behind an RDD turned back into a DataFrame ------------------------------------------
+
+
+def test_inputs_behind_an_rdd_turned_into_a_dataframe(spark: Any, tmp_path: Path) -> None:
+    """openlineage-spark's spark_rdd_with_parquet scenario, and createDataFrame over a text RDD."""
+    sc = spark.sparkContext
+    rdd_a, rdd_b, rdd_c = tmp_path / "rdd_a", tmp_path / "rdd_b", tmp_path / "rdd_c"
+    text = tmp_path / "lines"
+    text.mkdir()
+    (text / "part.txt").write_text("x\ny\n")
+    typed = tmp_path / "typed"
+    spark.createDataFrame([("x", "z"), ("y", "z")], "a string, b string").write.parquet(str(rdd_a))
+    spark.createDataFrame([("x", "z")], "a string, b string").write.parquet(str(rdd_b))
+
+    def body() -> None:
+        left, right = spark.read.parquet(str(rdd_a)).rdd, spark.read.parquet(str(rdd_b)).rdd
+        left.union(right).map(lambda r: (r["a"] + r["b"],)).toDF(["ab"]).write.mode("overwrite").parquet(
+            str(rdd_c)
+        )
+        rows = sc.textFile(str(text)).map(lambda line: (line,))
+        spark.createDataFrame(rows, "value string").write.parquet(str(typed))
+
+    result = captured(spark, body)
+    assert {local(rdd_a), local(rdd_b), local(text)} <= names(result.inputs)
+    assert names(result.outputs) == {local(rdd_c), local(typed)}
+    assert schema(get(result.outputs, rdd_c)) == [("ab", "string")]

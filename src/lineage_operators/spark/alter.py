@@ -86,7 +86,7 @@ def alter_outputs(reader: PlanReader, tools: JvmTools, plan: Any) -> list[Relati
     if not isinstance(text, str) or text == NONE or not text:
         return []
     values = [None if v in ("", NONE) else v for v in text.split(SEP3)]
-    catalog, namespace, name = (values + [None, None, None])[:3]
+    catalog, namespace, name = [*values, None, None, None][:3]
     if not name:
         return []
     if catalog in (None, _SESSION_CATALOG):

@@ -95,6 +95,7 @@ class SparkLineageCapture:
         self._naming: Any = None
         self._result: CaptureResult | None = None
         self._incomplete = False
+        self._rdd_jobs: Any = None  # RddJobWatcher
 
     @property
     def active(self) -> bool:
@@ -138,6 +139,7 @@ class SparkLineageCapture:
         self._listener = lst.QueryListener(self._on_execution)  # from here on, _teardown releases
         self._jlistener = lst.java_proxy(self._gateway.jvm, self._listener)
         jss.listenerManager().register(self._jlistener)
+        self._rdd_jobs = _start_rdd_jobs(self._tools, sc._jsc)
 
     def snapshot(self) -> CaptureResult:
         """Everything attributed so far (drains pending callbacks first); capture continues."""
@@ -190,6 +192,11 @@ class SparkLineageCapture:
 
         if self._listener is not None:
             self._listener.enabled = False
+        if self._rdd_jobs is not None:
+            try:
+                self._rdd_jobs.stop()
+            except Exception as exc:
+                log.warning("lineage capture: could not unregister the RDD job listener: %s", describe(exc))
         if self._jlistener is not None:
             try:
                 self._spark._jsparkSession.listenerManager().unregister(self._jlistener)
@@ -274,6 +281,8 @@ class SparkLineageCapture:
             facts = list(self._facts)
             failures = self._failures
         facts = self._attributed(facts)
+        if self._rdd_jobs is not None:
+            facts = facts + self._rdd_jobs.executions()
         inputs, outputs, statements = resolve(facts, self._naming or NamingContext())
         job_facets: dict[str, Any] = {}
         sql = sql_job_facet(statements)
@@ -327,6 +336,19 @@ class SparkLineageCapture:
                 "spark.hadoop.hive.metastore.uris", None
             )
         return NamingContext(warehouse=warehouse, metastore_uris=metastore, subset_limit=_subset_limit(spark))
+
+
+def _start_rdd_jobs(tools: Any, jsc: Any) -> Any:
+    """The watcher of RDD-only jobs (:mod:`lineage_operators.spark.rdd`), or None if it cannot run."""
+    from lineage_operators.spark.rdd import RddJobWatcher
+
+    watcher = RddJobWatcher(tools, jsc)
+    try:
+        watcher.start()
+    except Exception as exc:
+        log.warning("lineage capture: RDD-only jobs will not be captured: %s", describe(exc))
+        return None
+    return watcher
 
 
 #: Spark conf key bounding the locations listed by a ``subset`` facet.

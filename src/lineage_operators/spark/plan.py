@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lineage_operators.spark._errors import describe
+from lineage_operators.spark.alter import alter_outputs, is_alter
 from lineage_operators.spark.jvm import (
     CTSEP,
     NONE,
@@ -54,7 +55,7 @@ from lineage_operators.spark.jvm import (
     split_list,
     split_records,
 )
-from lineage_operators.spark.alter import alter_outputs, is_alter
+from lineage_operators.spark.rdd import logical_rdd_locations
 from lineage_operators.spark.statistics import read_relation_stats, write_metrics_text
 
 log = logging.getLogger(__name__)
@@ -629,8 +630,10 @@ class PlanReader:
                 log.warning(
                     "lineage capture: cannot read the output of %s: %s", cls.rsplit(".", 1)[-1], describe(exc)
                 )
+        leaves = self._plan_leaves(plan, cls)
+        facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
         if any(rel.location or rel.table for rel in facts.inputs):
-            read_relation_stats(self._t, self._plan_leaves(plan, cls), facts.inputs)
+            read_relation_stats(self._t, leaves, facts.inputs)
         for rel in (*facts.inputs, *facts.outputs):
             if rel.table is not None and rel.lifecycle != "DROP":
                 remember_table(rel.table, rel.location, rel.provider)
