@@ -24,6 +24,7 @@ import attr
 from openlineage.client.facet_v2 import (
     RunFacet,
     base_subset_dataset,
+    catalog_dataset,
     datasource_dataset,
     input_statistics_input_dataset,
     lifecycle_state_change_dataset,
@@ -209,6 +210,23 @@ def lifecycle_facet(
     )
 
 
+def hive_catalog_facet(
+    warehouse_uri: str | None, metadata_uri: str | None = None
+) -> catalog_dataset.CatalogDatasetFacet | None:
+    """The ``catalog`` facet of a table of Spark's Hive session catalog, as openlineage-spark
+    ``CatalogDatasetFacetUtils`` writes it; None without a warehouse (it skips the facet too)."""
+    if not warehouse_uri:
+        return None
+    return catalog_dataset.CatalogDatasetFacet(
+        framework="hive",
+        type="hive",
+        name="default",
+        metadataUri=metadata_uri,
+        warehouseUri=warehouse_uri,
+        source="spark",
+    )
+
+
 def _non_negative(value: int | None) -> int | None:
     return value if value is not None and value >= 0 else None
 
@@ -345,6 +363,7 @@ __all__ = [
     "add_counts",
     "custom_schema_url",
     "datasource_facet",
+    "hive_catalog_facet",
     "input_statistics_facet",
     "lifecycle_facet",
     "lineage_operators_facet",

@@ -330,12 +330,15 @@ class SparkLineageCapture:
         conf = sc.getConf()
         warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
         metastore = None
-        if conf.get("spark.sql.catalogImplementation", "in-memory") == "hive":
+        hive = conf.get("spark.sql.catalogImplementation", "in-memory") == "hive"
+        if hive:
             # as openlineage-spark SparkConfUtils.getMetastoreUri
             metastore = conf.get("spark.sql.hive.metastore.uris", None) or conf.get(
                 "spark.hadoop.hive.metastore.uris", None
             )
-        return NamingContext(warehouse=warehouse, metastore_uris=metastore, subset_limit=_subset_limit(spark))
+        return NamingContext(
+            warehouse=warehouse, metastore_uris=metastore, subset_limit=_subset_limit(spark), hive=hive
+        )
 
 
 def _start_rdd_jobs(tools: Any, jsc: Any) -> Any:

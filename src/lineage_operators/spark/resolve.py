@@ -33,6 +33,7 @@ class NamingContext:
     warehouse: str | None = None
     metastore_uris: str | None = None
     subset_limit: int = 100
+    hive: bool = False  # Spark's session catalog is Hive's (spark.sql.catalogImplementation=hive)
 
 
 @dataclass
@@ -53,6 +54,7 @@ class _Acc:
     #: untrimmed locations, in order; ``subset_seen`` counts them past the kept ones
     subset: list[str] = field(default_factory=list)
     subset_seen: set[str] = field(default_factory=set)
+    hive_table: bool = False
 
 
 def _names(rel: RelationFacts) -> list[DatasetName]:
@@ -113,6 +115,8 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
             acc.schema_text = rel.schema_text
         if symlink and symlink not in acc.symlinks:
             acc.symlinks.append(symlink)
+        if ctx.hive and rel.table is not None and rel.table.catalog in (None, _SESSION_CATALOG):
+            acc.hive_table = True
         acc.provider = rel.provider or acc.provider
         acc.file_format = rel.file_format or acc.file_format
         if output and rel.lifecycle:
@@ -172,6 +176,12 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
     symlinks = f.symlinks_facet(acc.symlinks)
     if symlinks is not None:
         facets["symlinks"] = symlinks
+    if acc.hive_table:
+        from lineage_operators.naming import hive_catalog_uris
+
+        catalog = f.hive_catalog_facet(*hive_catalog_uris(ctx.warehouse, ctx.metastore_uris))
+        if catalog is not None:
+            facets["catalog"] = catalog
     storage = f.storage_facet(acc.provider, acc.file_format)
     if storage is not None:
         facets["storage"] = storage
