@@ -59,7 +59,9 @@ def main(work: Path) -> None:
 
     spark = _session(work)
     spark.sparkContext.setLogLevel("ERROR")
-    spark.createDataFrame([(1, "a"), (2, "b"), (3, "c")], "id int, name string").createOrReplaceTempView("src")
+    spark.createDataFrame([(1, "a"), (2, "b"), (3, "c")], "id int, name string").createOrReplaceTempView(
+        "src"
+    )
     data = work / "load.txt"
     data.write_text("1\x01x\n2\x01y\n")
     scenarios = {
