@@ -35,6 +35,25 @@ V1_ALTERS = {
     f"{_CMD}.AlterTableSetLocationCommand": "tableName",
     f"{_CMD}.AlterTableSerDePropertiesCommand": "tableName",
 }
+#: Spark 4's implementations of :data:`V2_ALTER` (``javap``: ``implements ... AlterTableCommand``).
+V2_ALTERS = frozenset(
+    f"org.apache.spark.sql.catalyst.plans.logical.{name}"
+    for name in (
+        "AddColumns",
+        "AlterColumns",
+        "AlterTableClusterBy",
+        "AlterTableCollation",
+        "CommentOnTable",
+        "DropColumns",
+        "RenameColumn",
+        "ReplaceColumns",
+        "SetTableLocation",
+        "SetTableProperties",
+        "UnsetTableProperties",
+        "AddConstraint",
+        "DropConstraint",
+    )
+)
 _SESSION_CATALOG = "spark_catalog"
 
 
@@ -73,8 +92,8 @@ def _build_alter_fn(t: JvmTools) -> Any:
 
 
 def is_alter(cls: str | None) -> bool:
-    """Cheap pre-check on the root class name (v2 plans are matched JVM-side by their trait)."""
-    return bool(cls) and (cls in V1_ALTERS or cls.startswith("org.apache.spark.sql.catalyst.plans.logical."))
+    """Is the root an ALTER TABLE (a pure-Python check: no JVM call for other plans)?"""
+    return cls is not None and (cls in V1_ALTERS or cls in V2_ALTERS)
 
 
 def alter_outputs(reader: PlanReader, tools: JvmTools, plan: Any) -> list[RelationFacts]:
@@ -94,4 +113,4 @@ def alter_outputs(reader: PlanReader, tools: JvmTools, plan: Any) -> list[Relati
     return reader.v2_table_output(catalog, namespace, name, "ALTER")
 
 
-__all__ = ["V1_ALTERS", "V2_ALTER", "alter_outputs", "is_alter"]
+__all__ = ["V1_ALTERS", "V2_ALTER", "V2_ALTERS", "alter_outputs", "is_alter"]

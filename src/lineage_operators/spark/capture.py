@@ -29,7 +29,8 @@ How it works:
   plain Python (:mod:`lineage_operators.spark.resolve`). ``stop()`` unregisters the listener and
   shuts down the py4j callback server if this module started it (and no other capture uses it).
 * Facets: schema, dataSource, symlinks (session-catalog tables), storage (delta/iceberg only),
-  lifecycleStateChange and outputStatistics on outputs, inputStatistics (file scans) on inputs;
+  lifecycleStateChange and outputStatistics on outputs, inputStatistics (what the dataset is) and
+  subset (untrimmed locations) on inputs; RDD-only jobs through :mod:`lineage_operators.spark.rdd`;
   run facets ``spark_processingEngine`` (the provider keeps ``processing_engine`` for Airflow on
   task events) and ``spark_applicationDetails``; job facet ``sql`` with the
   redacted text of the ``spark.sql`` statements the task ran (from the parser's origin of the plan).
