@@ -36,16 +36,18 @@ def _subset(dataset: Any, output: bool) -> Any:
 
 def test_single_file_read_is_named_after_the_file(spark: Any, tmp_path: Path) -> None:
     """openlineage-spark LogicalRelationDatasetBuilder: one root path that is a file names the file."""
+    words = tmp_path / "single" / "words.txt"
+    words.parent.mkdir()
+    words.write_text("a b\nb c\n")
     data = tmp_path / "data"
     data.mkdir()
-    words = data / "words.txt"
-    words.write_text("a b\nb c\n")
+    (data / "one.txt").write_text("a b\n")
     (data / "other.txt").write_text("c d\n")
     out = tmp_path / "dir_out"
 
     def body() -> None:
         spark.read.text(str(words)).collect()
-        spark.read.text([str(words), str(data / "other.txt")]).collect()  # several roots: the folder
+        spark.read.text([str(data / "one.txt"), str(data / "other.txt")]).collect()  # several: the folder
         spark.sql(f"INSERT OVERWRITE DIRECTORY '{out}' USING parquet SELECT * FROM text.`{words}`").collect()
 
     result = captured(spark, body)

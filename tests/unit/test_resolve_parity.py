@@ -70,3 +70,17 @@ def test_input_statistics_are_per_location_not_per_scan() -> None:
 )
 def test_hadoop_input_dirs(value: str, expected: list[str]) -> None:
     assert _split_input_dirs(value) == expected
+
+
+def test_a_file_inside_a_directory_read_by_the_task_is_that_directory() -> None:
+    """CSV header inference reads the directory's first file on its own: no second dataset."""
+    executions = [
+        ExecutionFacts("head", True, inputs=[RelationFacts(location="file:/raw/orders/part-0.csv")]),
+        ExecutionFacts("count", True, inputs=[RelationFacts(location="file:/raw/orders")]),
+        ExecutionFacts("count", True, inputs=[RelationFacts(location="file:/raw/ordersX/a.csv")]),
+    ]
+    inputs, _, _ = resolve(executions, NamingContext())
+    assert [(d.namespace, d.name) for d in inputs] == [
+        ("file", "/raw/orders"),
+        ("file", "/raw/ordersX/a.csv"),
+    ]

@@ -205,6 +205,22 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
     return dataset
 
 
+def _fold_nested(accs: dict[DatasetName, _Acc]) -> None:
+    """Drop inputs that lie inside another input of the task (a file of a directory read too).
+
+    Spark's own helper queries read single files of a directory the task reads (CSV header and
+    schema inference scans the first file): by the single-file rule such a read would name the
+    file, a second node for data that is part of the directory's dataset.
+    """
+    by_namespace: dict[str, list[str]] = {}
+    for name in accs:
+        by_namespace.setdefault(name.namespace, []).append(name.name.rstrip("/"))
+    for name in list(accs):
+        inner = name.name.rstrip("/")
+        if any(inner.startswith(outer + "/") for outer in by_namespace[name.namespace] if outer):
+            del accs[name]
+
+
 def resolve(
     executions: Iterable[ExecutionFacts], ctx: NamingContext
 ) -> tuple[list[LineageDataset], list[LineageDataset], list[str]]:
@@ -221,6 +237,7 @@ def resolve(
             statement = _redact(execution.sql)
             if statement not in statements:
                 statements.append(statement)
+    _fold_nested(inputs)
     return (
         [_dataset(acc, False, ctx) for _, acc in sorted(inputs.items())],
         [_dataset(acc, True, ctx) for _, acc in sorted(outputs.items())],
