@@ -166,8 +166,12 @@ def logical_rdd_locations(t: JvmTools, leaves: Any) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def _handler(t: JvmTools, dag_scheduler: Any, queue: Any) -> Any:
-    """``InvocationHandler`` (proxy, method, args) of the JVM-side listener: see the module doc."""
+def _build_dispatch(t: JvmTools) -> Any:
+    """(queue, job map, proxy, method, args) -> Object: the listener's ``InvocationHandler`` body.
+
+    Built once per JVM (hundreds of py4j calls); each capture only binds its queue and the
+    scheduler's job map (:meth:`RddJobWatcher.start`).
+    """
     mh, mt, lookup, cls = t._mh, t._mt, t._lookup, t.cls
     obj, method, args_cls = (
         cls("java.lang.Object"),
@@ -179,10 +183,40 @@ def _handler(t: JvmTools, dag_scheduler: Any, queue: Any) -> Any:
     def params(*names: Any) -> Any:
         return t.array("java.lang.Class", list(names))
 
-    def on_args(handle: Any) -> Any:
-        """(Object)Object applied to args[0] -> (proxy, method, args)Object."""
-        first = mh.insertArguments(mh.arrayElementGetter(args_cls), 1, t.array("java.lang.Object", [0]))
-        return mh.dropArguments(mh.filterReturnValue(first, handle), 0, params(obj, method))
+    def oo(arity: int) -> Any:
+        return mt.methodType(obj, params(*[obj] * arity))
+
+    # onJobStart: (queue, map, event) -> queue.add(List.of(event, map.get(event.jobId)))
+    get = lookup.findVirtual(
+        cls("scala.collection.mutable.HashMap"), "get", mt.methodType(cls("scala.Option"), obj)
+    )
+    active = mh.filterArguments(
+        get.asType(oo(2)), 1, t.array("java.lang.invoke.MethodHandle", [t.step(_JOB_START, "jobId")])
+    )
+    list_of = lookup.findStatic(
+        cls("java.util.List"), "of", mt.methodType(cls("java.util.List"), params(obj, obj))
+    )
+    pair = mh.permuteArguments(
+        mh.collectArguments(list_of.asType(oo(2)), 1, active), oo(2), t.array("int", [1, 0, 1])
+    )
+    add = lookup.findVirtual(cls("java.util.Collection"), "add", mt.methodType(boolean, obj)).asType(oo(2))
+    enqueue = mh.collectArguments(add, 1, pair)
+    is_sql = t.chain(
+        (_JOB_START, "properties"),
+        ("java.util.Properties", "getProperty", ("java.lang.String", "spark.sql.execution.id")),
+        t.static("java.util.Objects", "nonNull", ["java.lang.Object"]),
+    ).asType(mt.methodType(boolean, obj))
+    nothing = mh.dropArguments(mh.constant(obj, NONE), 0, params(obj, obj, obj))
+    on_start = mh.guardWithTest(mh.dropArguments(is_sql, 0, params(obj, obj)), nothing, enqueue)
+    on_start = mh.catchException(
+        on_start, cls("java.lang.Throwable"), mh.dropArguments(nothing, 0, params(cls("java.lang.Throwable")))
+    )
+    first = mh.insertArguments(mh.arrayElementGetter(args_cls), 1, t.array("java.lang.Object", [0]))
+    on_args = mh.dropArguments(
+        mh.filterArguments(on_start, 2, t.array("java.lang.invoke.MethodHandle", [first])),
+        2,
+        params(obj, method),
+    )
 
     def name_is(name: str) -> Any:
         get_name = lookup.findVirtual(method, "getName", mt.methodType(string)).asType(
@@ -190,51 +224,24 @@ def _handler(t: JvmTools, dag_scheduler: Any, queue: Any) -> Any:
         )
         equals = lookup.findVirtual(string, "equals", mt.methodType(boolean, obj)).bindTo(name)
         test = mh.filterReturnValue(get_name, equals)
-        return mh.dropArguments(mh.dropArguments(test, 0, params(obj)), 2, params(args_cls))
+        return mh.dropArguments(mh.dropArguments(test, 0, params(obj, obj, obj)), 4, params(args_cls))
 
     def constant(value: Any) -> Any:
-        return mh.dropArguments(mh.constant(obj, value), 0, params(obj, method, args_cls))
+        return mh.dropArguments(mh.constant(obj, value), 0, params(obj, obj, obj, method, args_cls))
 
-    job_map = dag_scheduler.jobIdToActiveJob()
-    active_job = t.chain(
-        (_JOB_START, "jobId"),
-        lookup.findVirtual(
-            cls("scala.collection.mutable.HashMap"), "get", mt.methodType(cls("scala.Option"), obj)
-        ).bindTo(job_map),
-    )
-    pair = mh.filterArguments(
-        lookup.findStatic(
-            cls("java.util.List"), "of", mt.methodType(cls("java.util.List"), params(obj, obj))
-        ),
-        1,
-        t.array("java.lang.invoke.MethodHandle", [active_job.asType(t._oo)]),
-    )
-    pair = mh.permuteArguments(
-        pair.asType(mt.methodType(obj, params(obj, obj))), t._oo, t.array("int", [0, 0])
-    )
-    add = lookup.findVirtual(cls("java.util.Collection"), "add", mt.methodType(boolean, obj)).bindTo(queue)
-    enqueue = mh.filterReturnValue(pair, add.asType(t._oo))
-    is_sql = t.chain(
-        (_JOB_START, "properties"),
-        ("java.util.Properties", "getProperty", ("java.lang.String", "spark.sql.execution.id")),
-        t.static("java.util.Objects", "nonNull", ["java.lang.Object"]),
-    )
-    sql_test = lookup.findVirtual(cls("java.lang.Boolean"), "booleanValue", mt.methodType(boolean))
-    on_start = t.safe(
-        mh.guardWithTest(
-            mh.filterReturnValue(is_sql, sql_test.asType(mt.methodType(boolean, obj))),
-            t.constant(NONE),
-            enqueue,
-        )
-    )
     identity = t.static("java.lang.System", "identityHashCode", ["java.lang.Object"])
-    hash_code = mh.dropArguments(identity, 1, params(method, args_cls))
+    hash_code = mh.dropArguments(mh.dropArguments(identity, 0, params(obj, obj)), 3, params(method, args_cls))
     dispatch = constant(None)
     dispatch = mh.guardWithTest(name_is("toString"), constant("lineage_operators.RddJobListener"), dispatch)
     dispatch = mh.guardWithTest(name_is("hashCode"), hash_code, dispatch)
     dispatch = mh.guardWithTest(name_is("equals"), constant(False), dispatch)
-    dispatch = mh.guardWithTest(name_is("onJobStart"), on_args(on_start), dispatch)
-    return t._proxies.asInterfaceInstance(cls("java.lang.reflect.InvocationHandler"), dispatch)
+    return mh.guardWithTest(name_is("onJobStart"), on_args, dispatch)
+
+
+def _proxy_types(t: JvmTools) -> tuple[Any, Any]:
+    """The listener interface (as a one-element array) and its class loader, for ``Proxy``."""
+    interface = t.cls("org.apache.spark.scheduler.SparkListenerInterface")
+    return t.array("java.lang.Class", [interface]), interface.getClassLoader()
 
 
 class RddJobWatcher:
@@ -250,11 +257,16 @@ class RddJobWatcher:
     def start(self) -> None:
         jvm = self._t.jvm
         self._queue = jvm.java.util.concurrent.LinkedBlockingQueue()
-        handler = _handler(self._t, self._sc.dagScheduler(), self._queue)
-        interfaces = self._t.array(
-            "java.lang.Class", [self._t.cls("org.apache.spark.scheduler.SparkListenerInterface")]
+        dispatch = self._t.cached("rdd.dispatch", _build_dispatch)
+        bound = self._t._mh.insertArguments(
+            dispatch,
+            0,
+            self._t.array("java.lang.Object", [self._queue, self._sc.dagScheduler().jobIdToActiveJob()]),
         )
-        loader = self._t.cls("org.apache.spark.scheduler.SparkListenerInterface").getClassLoader()
+        handler = self._t._proxies.asInterfaceInstance(
+            self._t.cls("java.lang.reflect.InvocationHandler"), bound
+        )
+        interfaces, loader = self._t.cached("rdd.proxy_types", _proxy_types)
         self._listener = jvm.java.lang.reflect.Proxy.newProxyInstance(loader, interfaces, handler)
         try:
             self._sc.listenerBus().addToQueue(self._listener, QUEUE_NAME)
