@@ -54,6 +54,12 @@ class StandaloneCluster:
         found = Path(home) / "bin" / "java" if home else None
         return str(found) if found and found.exists() else (shutil.which("java") or "java")
 
+    def _scala_version(self) -> str:
+        """``2.13`` from ``jars/scala-library-2.13.x.jar``."""
+        for jar in (self.spark_home / "jars").glob("scala-library-*.jar"):
+            return ".".join(jar.stem.removeprefix("scala-library-").split(".")[:2])
+        return "2.13"
+
     def _launch(self, name: str, main_class: str, *args: str) -> None:
         env = {
             **os.environ,
@@ -61,6 +67,8 @@ class StandaloneCluster:
             "SPARK_LOCAL_IP": HOST,
             "SPARK_LOCAL_DIRS": str(self.work / "local"),
             "PYSPARK_PYTHON": sys.executable,
+            # the worker's launcher looks for build directories unless told the Scala version
+            "SPARK_SCALA_VERSION": self._scala_version(),
         }
         log = (self.work / f"{name}.log").open("wb")
         command = [self._java(), "-Xmx256m", "-cp", f"{self.spark_home / 'jars'}/*", main_class, *args]
