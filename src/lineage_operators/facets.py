@@ -23,6 +23,8 @@ from typing import Any
 import attr
 from openlineage.client.facet_v2 import (
     RunFacet,
+    base_subset_dataset,
+    catalog_dataset,
     datasource_dataset,
     input_statistics_input_dataset,
     lifecycle_state_change_dataset,
@@ -36,11 +38,21 @@ from openlineage.client.facet_v2 import (
 
 from lineage_operators._version import __version__
 
+#: Where the package's own facet schemas are published: the files of ``lineage_operators/schemas``
+#: (package data) at their path in the source repository; ``1-0-0`` changes only with the schema.
+SCHEMA_BASE_URL = "https://raw.githubusercontent.com/lineage-operators/lineage-operators/main/src/lineage_operators/schemas/"
+SCHEMA_VERSION = "1-0-0"
+
+
+def custom_schema_url(facet: str) -> str:
+    """The ``_schemaURL`` of one of this package's facets (``lineage_operators/schemas/<v>/<facet>.json``)."""
+    return f"{SCHEMA_BASE_URL}{SCHEMA_VERSION}/{facet}.json#/$defs/{facet}"
+
+
 #: Where the JSON schema of :class:`SparkApplicationDetailsRunFacet` is published.
-SPARK_APPLICATION_DETAILS_SCHEMA_URL = (
-    "https://raw.githubusercontent.com/lineage-operators/lineage-operators/main/spec/facets/"
-    "1-0-0/SparkApplicationDetailsRunFacet.json#/$defs/SparkApplicationDetailsRunFacet"
-)
+SPARK_APPLICATION_DETAILS_SCHEMA_URL = custom_schema_url("SparkApplicationDetailsRunFacet")
+#: Where the JSON schema of :class:`LineageOperatorsRunFacet` is published.
+LINEAGE_OPERATORS_SCHEMA_URL = custom_schema_url("LineageOperatorsRunFacet")
 #: Storage layers openlineage-spark reports, with the file format their data files use.
 STORAGE_LAYERS = {"delta": "parquet", "iceberg": None}
 FILE_FORMATS = ("parquet", "orc", "avro", "json", "csv", "xml", "text")
@@ -62,6 +74,17 @@ class SparkApplicationDetailsRunFacet(RunFacet):
     @staticmethod
     def _get_schema() -> str:
         return SPARK_APPLICATION_DETAILS_SCHEMA_URL
+
+
+@attr.define
+class LineageOperatorsRunFacet(RunFacet):
+    """This package's version: ``spark_processingEngine.openlineageAdapterVersion`` is the client's."""
+
+    version: str = attr.field(default=__version__)
+
+    @staticmethod
+    def _get_schema() -> str:
+        return LINEAGE_OPERATORS_SCHEMA_URL
 
 
 # --------------------------------------------------------------------------------------------
@@ -187,6 +210,23 @@ def lifecycle_facet(
     )
 
 
+def hive_catalog_facet(
+    warehouse_uri: str | None, metadata_uri: str | None = None
+) -> catalog_dataset.CatalogDatasetFacet | None:
+    """The ``catalog`` facet of a table of Spark's Hive session catalog, as openlineage-spark
+    ``CatalogDatasetFacetUtils`` writes it; None without a warehouse (it skips the facet too)."""
+    if not warehouse_uri:
+        return None
+    return catalog_dataset.CatalogDatasetFacet(
+        framework="hive",
+        type="hive",
+        name="default",
+        metadataUri=metadata_uri,
+        warehouseUri=warehouse_uri,
+        source="spark",
+    )
+
+
 def _non_negative(value: int | None) -> int | None:
     return value if value is not None and value >= 0 else None
 
@@ -215,6 +255,46 @@ def input_statistics_facet(
     )
 
 
+#: Default bound of the locations a ``subset`` facet lists (the rest are only counted).
+DEFAULT_SUBSET_MAX_LOCATIONS = 100
+
+
+@attr.define
+class BoundedLocationSubsetCondition(base_subset_dataset.LocationSubsetCondition):
+    """A ``location`` subset condition whose list was cut: ``omittedLocations`` says how many are left out."""
+
+    omittedLocations: int | None = attr.field(default=None)
+
+
+def subset_facet(
+    locations: Sequence[str],
+    *,
+    output: bool,
+    limit: int = DEFAULT_SUBSET_MAX_LOCATIONS,
+    omitted: int = 0,
+) -> (
+    base_subset_dataset.InputSubsetInputDatasetFacet
+    | base_subset_dataset.OutputSubsetOutputDatasetFacet
+    | None
+):
+    """The ``subset`` facet of a dataset whose name was trimmed: the untrimmed locations, as
+    openlineage-java's ``DatasetReducer`` keeps them; at most ``limit`` of them (the first ones),
+    plus ``omitted`` already left out by the caller."""
+    if not locations:
+        return None
+    limit = max(limit, 1)
+    kept = list(locations[:limit])
+    omitted += len(locations) - len(kept)
+    condition = (
+        BoundedLocationSubsetCondition(locations=kept, omittedLocations=omitted)
+        if omitted
+        else base_subset_dataset.LocationSubsetCondition(locations=kept)
+    )
+    if output:
+        return base_subset_dataset.OutputSubsetOutputDatasetFacet(outputCondition=condition)
+    return base_subset_dataset.InputSubsetInputDatasetFacet(inputCondition=condition)
+
+
 def add_counts(a: int | None, b: int | None) -> int | None:
     """Sum of two optional counters (None only when both are unknown)."""
     if a is None:
@@ -229,11 +309,27 @@ def add_counts(a: int | None, b: int | None) -> int | None:
 # --------------------------------------------------------------------------------------------
 
 
+def openlineage_client_version() -> str | None:
+    """Version of the openlineage-python client that builds the facets (None if unknown)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("openlineage-python")
+    except PackageNotFoundError:
+        return None
+
+
 def processing_engine_facet(spark_version: str) -> processing_engine_run.ProcessingEngineRunFacet:
-    """Spark and this package's version (as ``openlineageAdapterVersion``)."""
+    """Spark's version, and the OpenLineage client's as ``openlineageAdapterVersion`` (as openlineage-spark
+    reports the OpenLineage Java client it was built with)."""
     return processing_engine_run.ProcessingEngineRunFacet(
-        version=spark_version, name="spark", openlineageAdapterVersion=__version__
+        version=spark_version, name="spark", openlineageAdapterVersion=openlineage_client_version()
     )
+
+
+def lineage_operators_facet() -> LineageOperatorsRunFacet:
+    """The ``lineageOperators`` run facet: this package's version."""
+    return LineageOperatorsRunFacet(version=__version__)
 
 
 def spark_application_details_facet(**details: str | None) -> SparkApplicationDetailsRunFacet:
@@ -258,17 +354,26 @@ def sql_job_facet(statements: Sequence[str]) -> sql_job.SQLJobFacet | None:
 
 
 __all__ = [
+    "DEFAULT_SUBSET_MAX_LOCATIONS",
+    "LINEAGE_OPERATORS_SCHEMA_URL",
     "SPARK_APPLICATION_DETAILS_SCHEMA_URL",
+    "BoundedLocationSubsetCondition",
+    "LineageOperatorsRunFacet",
     "SparkApplicationDetailsRunFacet",
     "add_counts",
+    "custom_schema_url",
     "datasource_facet",
+    "hive_catalog_facet",
     "input_statistics_facet",
     "lifecycle_facet",
+    "lineage_operators_facet",
+    "openlineage_client_version",
     "output_statistics_facet",
     "processing_engine_facet",
     "schema_facet",
     "spark_application_details_facet",
     "sql_job_facet",
     "storage_facet",
+    "subset_facet",
     "symlinks_facet",
 ]

@@ -38,6 +38,7 @@ from openlineage.client.naming.dataset import (
 from lineage_operators.model import DatasetName
 
 __all__ = [
+    "hive_catalog_uris",
     "name_jdbc",
     "name_jdbc_query",
     "name_location",
@@ -305,6 +306,19 @@ def _hive_namespace(metastore_uris: str) -> str | None:
             return "hive://" + authority.rpartition("@")[2]
         return None
     return None
+
+
+def hive_catalog_uris(warehouse: str | None, metastore_uris: str | None) -> tuple[str | None, str | None]:
+    """(warehouse URI, metastore URI) of a Hive catalog as openlineage-spark's ``catalog`` facet
+    writes them: ``file:/data/wh`` (as the symlink namespace) and ``hive://host:port``."""
+    warehouse_uri = None
+    if warehouse and warehouse.strip():
+        try:
+            warehouse_uri = to_location(name_location(warehouse, trim=False)).rstrip("/").rstrip(":")
+        except ValueError:
+            warehouse_uri = None
+    metadata_uri = _hive_namespace(metastore_uris) if metastore_uris and metastore_uris.strip() else None
+    return warehouse_uri, metadata_uri
 
 
 def name_table_symlink(

@@ -91,13 +91,11 @@ def test_read_only_actions(spark: Any, source: Path) -> None:
     assert names(result.inputs) == {local(source)}
     assert result.outputs == []
     read = get(result.inputs, source).input_facets["inputStatistics"]
-    # summed over the task's scans (show() may stop early: at least count + collect are whole)
-    assert read.fileCount
-    assert read.fileCount >= 2
-    assert read.size
-    assert read.size > 0
-    assert read.rowCount
-    assert read.rowCount >= 12
+    # what the dataset is, however often the task scanned it (openlineage-spark: no row count for files)
+    files = [p for p in source.iterdir() if p.name.startswith("part-")]
+    assert read.fileCount == len(files)
+    assert read.size == sum(p.stat().st_size for p in files)
+    assert read.rowCount is None
     assert result.executions >= 3 + HAVE_PANDAS
     assert "sql" not in result.job_facets
 

@@ -165,9 +165,14 @@ def test_run_facets(spark: Any) -> None:
     result = captured(spark, lambda: None)
     engine = result.run_facets["spark_processingEngine"]
     assert (engine.name, engine.version) == ("spark", spark.version)
+    from importlib.metadata import version
+
     from lineage_operators._version import __version__
 
-    assert engine.openlineageAdapterVersion == __version__
+    assert engine.openlineageAdapterVersion == version(
+        "openlineage-python"
+    )  # the client, as openlineage-spark
+    assert result.run_facets["lineageOperators"].version == __version__
     details = result.run_facets["spark_applicationDetails"]
     assert details.applicationId == spark.sparkContext.applicationId
     assert (details.master, details.appName, details.deployMode) == (

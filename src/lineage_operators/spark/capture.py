@@ -29,7 +29,8 @@ How it works:
   plain Python (:mod:`lineage_operators.spark.resolve`). ``stop()`` unregisters the listener and
   shuts down the py4j callback server if this module started it (and no other capture uses it).
 * Facets: schema, dataSource, symlinks (session-catalog tables), storage (delta/iceberg only),
-  lifecycleStateChange and outputStatistics on outputs, inputStatistics (file scans) on inputs;
+  lifecycleStateChange and outputStatistics on outputs, inputStatistics (what the dataset is) and
+  subset (untrimmed locations) on inputs; RDD-only jobs through :mod:`lineage_operators.spark.rdd`;
   run facets ``spark_processingEngine`` (the provider keeps ``processing_engine`` for Airflow on
   task events) and ``spark_applicationDetails``; job facet ``sql`` with the
   redacted text of the ``spark.sql`` statements the task ran (from the parser's origin of the plan).
@@ -51,6 +52,8 @@ log = get_logger(__name__)
 # The provider sets ``processing_engine`` (Airflow) on every task event after our facets, so the
 # Spark engine that ran the task is reported under its own key, with the same standard facet.
 SPARK_ENGINE_FACET = "spark_processingEngine"
+#: This package's version (``spark_processingEngine.openlineageAdapterVersion`` is the client's).
+LINEAGE_OPERATORS_FACET = "lineageOperators"
 
 #: How long capture may add to a task after the user's job ended (draining Spark's listener bus);
 #: ``[lineage_operators] capture_timeout`` (``AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT``).
@@ -97,6 +100,7 @@ class SparkLineageCapture:
         self._incomplete = False
         #: a callback was still running when stop() gave up: the session's listener bus is blocked
         self.hung = False
+        self._rdd_jobs: Any = None  # RddJobWatcher
 
     @property
     def active(self) -> bool:
@@ -140,6 +144,7 @@ class SparkLineageCapture:
         self._listener = lst.QueryListener(self._on_execution)  # from here on, _teardown releases
         self._jlistener = lst.java_proxy(self._gateway.jvm, self._listener)
         jss.listenerManager().register(self._jlistener)
+        self._rdd_jobs = _start_rdd_jobs(self._tools, sc._jsc)
 
     def snapshot(self) -> CaptureResult:
         """Everything attributed so far (drains pending callbacks first); capture continues."""
@@ -192,6 +197,11 @@ class SparkLineageCapture:
 
         if self._listener is not None:
             self._listener.enabled = False
+        if self._rdd_jobs is not None:
+            try:
+                self._rdd_jobs.stop()
+            except Exception as exc:
+                log.warning("lineage capture: could not unregister the RDD job listener: %s", describe(exc))
         if self._jlistener is not None:
             try:
                 self._spark._jsparkSession.listenerManager().unregister(self._jlistener)
@@ -281,6 +291,8 @@ class SparkLineageCapture:
             facts = list(self._facts)
             failures = self._failures
         facts = self._attributed(facts)
+        if self._rdd_jobs is not None:
+            facts = facts + self._rdd_jobs.executions()
         inputs, outputs, statements = resolve(facts, self._naming or NamingContext())
         job_facets: dict[str, Any] = {}
         sql = sql_job_facet(statements)
@@ -309,6 +321,7 @@ class SparkLineageCapture:
             user = None
         return {
             SPARK_ENGINE_FACET: f.processing_engine_facet(str(sc.version)),
+            LINEAGE_OPERATORS_FACET: f.lineage_operators_facet(),
             "spark_applicationDetails": f.spark_application_details_facet(
                 master=sc.master,
                 appName=sc.appName,
@@ -327,12 +340,48 @@ class SparkLineageCapture:
         conf = sc.getConf()
         warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
         metastore = None
-        if conf.get("spark.sql.catalogImplementation", "in-memory") == "hive":
+        hive = conf.get("spark.sql.catalogImplementation", "in-memory") == "hive"
+        if hive:
             # as openlineage-spark SparkConfUtils.getMetastoreUri
             metastore = conf.get("spark.sql.hive.metastore.uris", None) or conf.get(
                 "spark.hadoop.hive.metastore.uris", None
             )
-        return NamingContext(warehouse=warehouse, metastore_uris=metastore)
+        return NamingContext(
+            warehouse=warehouse, metastore_uris=metastore, subset_limit=_subset_limit(spark), hive=hive
+        )
 
 
-__all__ = ["CaptureResult", "SparkLineageCapture"]
+def _start_rdd_jobs(tools: Any, jsc: Any) -> Any:
+    """The watcher of RDD-only jobs (:mod:`lineage_operators.spark.rdd`), or None if it cannot run."""
+    from lineage_operators.spark.rdd import RddJobWatcher
+
+    watcher = RddJobWatcher(tools, jsc)
+    try:
+        watcher.start()
+    except Exception as exc:
+        log.warning("lineage capture: RDD-only jobs will not be captured: %s", describe(exc))
+        return None
+    return watcher
+
+
+#: Spark conf key bounding the locations listed by a ``subset`` facet.
+SUBSET_MAX_LOCATIONS_CONF = "spark.lineage_operators.subset.maxLocations"
+
+
+def _subset_limit(spark: Any) -> int:
+    from lineage_operators.facets import DEFAULT_SUBSET_MAX_LOCATIONS
+
+    value = spark.conf.get(SUBSET_MAX_LOCATIONS_CONF, None)
+    try:
+        return max(int(value), 1) if value else DEFAULT_SUBSET_MAX_LOCATIONS
+    except ValueError:
+        log.warning(
+            "lineage capture: %s=%r is not a number; using %d",
+            SUBSET_MAX_LOCATIONS_CONF,
+            value,
+            DEFAULT_SUBSET_MAX_LOCATIONS,
+        )
+        return DEFAULT_SUBSET_MAX_LOCATIONS
+
+
+__all__ = ["SUBSET_MAX_LOCATIONS_CONF", "CaptureResult", "SparkLineageCapture"]

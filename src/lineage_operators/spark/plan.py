@@ -10,7 +10,8 @@ by one more. Naming and facets happen later, in plain Python (:mod:`lineage_oper
 Node coverage (class -> what is read):
 
 * inputs, leaves: ``LogicalRelation`` over ``HadoopFsRelation`` (file index root paths; a root that
-  is a file stands for its parent directory, as openlineage-spark ``PlanUtils.getDirectoryPath``),
+  is a file stands for its parent directory, as openlineage-spark ``PlanUtils.getDirectoryPath``,
+  unless it is the only root: then the file is the dataset, as ``LogicalRelationDatasetBuilder``),
   over ``JDBCRelation`` (url + ``dbtable``/``query``), or with a ``catalogTable`` (table location +
   identity); ``HiveTableRelation``; ``DataSourceV2Relation`` (``V1Table``, ``FileTable`` roots,
   or the table's ``location`` property). ``LocalRelation``, ``Range``, ``LogicalRDD``... are not
@@ -28,8 +29,8 @@ Node coverage (class -> what is read):
   relation) and ``CreateTableAsSelect`` / ``ReplaceTableAsSelect`` / ``CreateTable`` / ``ReplaceTable``
   (loaded from their catalog). ``SaveAsV1TableCommand`` (``saveAsTable``) is covered by the CTAS or
   insert it runs as a nested execution.
-* statistics: write metrics of ``DataWritingCommandExec``; scan metrics of ``FileSourceScanExec``
-  (``numFiles``, ``filesSize``, ``numOutputRows``), AQE stages opened JVM-side.
+* statistics: write metrics of ``DataWritingCommandExec``; inputs: what the relation is
+  (:mod:`lineage_operators.spark.statistics`).
 * SQL text: the parser's ``Origin.sqlText`` of the root or of its first descendants (not a view's).
 """
 
@@ -44,6 +45,7 @@ from urllib.parse import unquote
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
+from lineage_operators.spark.alter import alter_outputs, is_alter
 from lineage_operators.spark.jvm import (
     CTSEP,
     NONE,
@@ -54,6 +56,8 @@ from lineage_operators.spark.jvm import (
     split_list,
     split_records,
 )
+from lineage_operators.spark.rdd import logical_rdd_locations
+from lineage_operators.spark.statistics import read_relation_stats, write_metrics_text
 
 log = get_logger(__name__)
 
@@ -140,10 +144,6 @@ OPTION = "scala.Option"
 MAP_OPS = "scala.collection.MapOps"
 REGISTER = "org.apache.spark.sql.sources.DataSourceRegister"
 RESOLVED_ID = "org.apache.spark.sql.catalyst.analysis.ResolvedIdentifier"
-DWC_EXEC = f"{_CMD}.DataWritingCommandExec"
-AQE_EXEC = "org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec"
-STAGE_EXEC = "org.apache.spark.sql.execution.adaptive.QueryStageExec"
-SCAN_EXEC = "org.apache.spark.sql.execution.FileSourceScanExec"
 
 INSERT_HADOOP = f"{_DS}.InsertIntoHadoopFsRelationCommand"
 CTAS_DS = f"{_CMD}.CreateDataSourceTableAsSelectCommand"
@@ -325,55 +325,8 @@ def _build_schema_record_fn(t: JvmTools) -> Any:
     return t.function(t.when(STRUCT, t.record([t.step(STRUCT, "hashCode"), t.step(STRUCT, "json")])))
 
 
-def _build_unwrap_fn(t: JvmTools) -> Any:
-    """Physical leaf -> the leaves inside it: AQE's final plan and query stages are opened."""
-    leaves = (TREE_NODE, "collectLeaves")
-    itself = t.chain(t.static(OPTION, "apply", ["java.lang.Object"]), (OPTION, "toList"))
-    return t.function(
-        t.when(
-            AQE_EXEC,
-            t.chain((AQE_EXEC, "executedPlan"), leaves),
-            t.when(STAGE_EXEC, t.chain((STAGE_EXEC, "plan"), leaves), itself),
-        )
-    )
-
-
-def _build_is_wrapper_fn(t: JvmTools) -> Any:
-    """Boolean: is the node an AQE plan or a query stage (still to be opened)?"""
-    yes, no = t.constant(True), t.constant(False)
-    return t.function(t.when(AQE_EXEC, yes, t.when(STAGE_EXEC, yes, no)))
-
-
-def _build_scan_fn(t: JvmTools) -> Any:
-    """FileSourceScanExec -> relation identity, table (db, name), numFiles, filesSize, numOutputRows."""
-    table_id = t.step(SCAN_EXEC, "tableIdentifier")
-
-    def metric(name: str) -> Any:
-        value = t.step("org.apache.spark.sql.execution.metric.SQLMetric", "value")
-        return t.option_map(
-            t.chain((SCAN_EXEC, "metrics"), (MAP_OPS, "get", ("java.lang.Object", name))), value
-        )
-
-    fields = [
-        t.chain((SCAN_EXEC, "relation"), _identity_hash(t)),
-        t.option_map(table_id, t.opt(t.step(TABLE_ID, "database"))),
-        t.option_map(table_id, t.step(TABLE_ID, "table")),
-        metric("numFiles"),
-        metric("filesSize"),
-        metric("numOutputRows"),
-    ]
-    return t.function(t.when(SCAN_EXEC, t.record(fields)))
-
-
 def _build_collect_leaves_fn(t: JvmTools) -> Any:
     return t.function(t.step(TREE_NODE, "collectLeaves"))
-
-
-def _build_exec_fn(t: JvmTools) -> Any:
-    """Executed plan -> the write command's metrics map as text."""
-    return t.function(
-        t.text(t.when(DWC_EXEC, t.chain((DWC_EXEC, "metrics"), ("java.lang.Object", "toString"))))
-    )
 
 
 def _cmd_fields(t: JvmTools) -> list[tuple[str, Callable[[], list[Any]]]]:
@@ -575,7 +528,10 @@ def _directories(roots: list[str], leaf_dirs: set[str]) -> list[str]:
 
     A root is a file when it is not itself a directory holding files while its parent is: the
     file index already listed every leaf directory, so this needs no ``getFileStatus`` per path.
+    A single root stays what it is, file or directory (openlineage-spark's single-file rule).
     """
+    if len(roots) == 1:
+        return [roots[0].rstrip("/") or roots[0]]
     result: list[str] = []
     for root in roots:
         path = root.rstrip("/") or root
@@ -645,10 +601,6 @@ class PlanReader:
         return self._t.cached("plan.root", _build_root_fn)
 
     @property
-    def _exec_fn(self) -> Any:
-        return self._t.cached("plan.exec", _build_exec_fn)
-
-    @property
     def _ct_full_fn(self) -> Any:
         return self._t.cached(
             "plan.ct_full", lambda t: t.function(t.builder(_ct_record(t, with_schema=True)))
@@ -686,11 +638,10 @@ class PlanReader:
                 log.warning(
                     "lineage capture: cannot read the output of %s: %s", cls.rsplit(".", 1)[-1], describe(exc)
                 )
-        if succeeded and any(rel.location for rel in facts.inputs):
-            try:
-                self._input_stats(qe, facts.inputs)
-            except Exception as exc:
-                log.debug("lineage capture: no scan statistics: %s", describe(exc))
+        leaves = self._plan_leaves(plan, cls)
+        facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
+        if any(rel.location or rel.table for rel in facts.inputs):
+            read_relation_stats(self._t, leaves, facts.inputs)
         for rel in (*facts.inputs, *facts.outputs):
             if rel.table is not None and rel.lifecycle != "DROP":
                 remember_table(rel.table, rel.location, rel.provider)
@@ -698,12 +649,16 @@ class PlanReader:
 
     # -- inputs --------------------------------------------------------------------------------
 
-    def _inputs(self, plan: Any, cls: str | None) -> list[RelationFacts]:
-        t = self._t
+    def _plan_leaves(self, plan: Any, cls: str | None) -> Any:
+        """The leaves of the plan, of its subqueries and of a command's inner query (JVM Seq)."""
         plans = plan.subqueriesAll().prepended(plan)
         if cls in _INNER_QUERY:
             plans = plans.appendedAll(plan.innerChildren())
-        leaves = plans.flatMap(self._leaves_fn)
+        return plans.flatMap(self._leaves_fn)
+
+    def _inputs(self, plan: Any, cls: str | None) -> list[RelationFacts]:
+        t = self._t
+        leaves = self._plan_leaves(plan, cls)
         records = split_records(t.read(t.joined(leaves.map(self._leaf_fn).distinct(), RSEP)))
         if not records:
             return []
@@ -721,35 +676,6 @@ class PlanReader:
             key = _at(record, 5)
             result.extend(self._parse_leaf([*record[:5], schemas.get(key) if key else None, *record[6:]]))
         return result
-
-    def _input_stats(self, qe: Any, inputs: list[RelationFacts]) -> None:
-        """Files, bytes and rows read, from the executed plan's file scans (AQE stages opened).
-
-        A bounded number of py4j calls: the physical leaves are opened level by level, JVM-side.
-        """
-        t = self._t
-        nodes = qe.executedPlan().collectLeaves()
-        is_wrapper = t.cached("plan.is_wrapper", _build_is_wrapper_fn)
-        unwrap = t.cached("plan.unwrap", _build_unwrap_fn)
-        for _ in range(8):
-            if not nodes.exists(is_wrapper):
-                break
-            nodes = nodes.flatMap(unwrap)
-        scans = nodes.map(t.cached("plan.scan", _build_scan_fn))
-        for record in split_records(t.read(t.joined(scans, RSEP))):
-            if len(record) < 6:
-                continue
-            relation_id = record[0]
-            table = TableRef(record[1], record[2]) if record[2] else None
-            target = next((rel for rel in inputs if relation_id and rel.relation_id == relation_id), None)
-            if target is None and table is not None:
-                target = next((rel for rel in inputs if rel.table == table), None)
-            if target is None:
-                continue
-            files, size, rows = (_int(v) for v in record[3:6])
-            target.files = _add(target.files, files)
-            target.size = _add(target.size, size)
-            target.rows = _add(target.rows, rows)
 
     def _read_leaf(self, node: Any) -> list[RelationFacts]:
         """One relation node read on its own (the target of an insert into a relation)."""
@@ -843,7 +769,7 @@ class PlanReader:
 
     def _metrics(self, qe: Any) -> dict[str, int]:
         try:
-            return parse_metrics(str(self._exec_fn.apply(qe.executedPlan())))
+            return parse_metrics(write_metrics_text(self._t, qe.executedPlan()))
         except Exception as exc:
             log.debug("lineage capture: no write metrics: %s", describe(exc))
             return {}
@@ -978,6 +904,8 @@ class PlanReader:
             return rels
         if cls in V2_CREATES:
             return self._v2_created(cls, f(0), f(1), f(2))
+        if is_alter(cls):
+            return alter_outputs(self, self._t, plan)
         return []
 
     def _save_into(self, cmd: list[str | None], qe: Any, succeeded: bool) -> list[RelationFacts]:
@@ -1068,7 +996,16 @@ class PlanReader:
     ) -> list[RelationFacts]:
         if not name:
             return []
-        lifecycle = _V2_CREATE_LIFECYCLE.get(cls)
+        return self.v2_table_output(catalog, namespace, name, _V2_CREATE_LIFECYCLE.get(cls))
+
+    def catalog_output(self, table: TableRef, lifecycle: str | None) -> list[RelationFacts]:
+        """A session-catalog table as an output, as the catalog holds it now."""
+        return self._catalog_output(table, lifecycle)
+
+    def v2_table_output(
+        self, catalog: str | None, namespace: str | None, name: str, lifecycle: str | None
+    ) -> list[RelationFacts]:
+        """A table of a v2 catalog as an output, loaded from its catalog."""
         if catalog == _SESSION_CATALOG:
             return self._catalog_output(TableRef(namespace, name), lifecycle)
         try:

@@ -6,7 +6,9 @@ listener-bus thread.
 Merging rules for one dataset seen by several executions of the task (in execution order):
 schema = the last one known; symlinks = union; lifecycle = the last one set (a plain append
 keeps an earlier CREATE/OVERWRITE; a nested "file source write" is followed by its CTAS' CREATE);
-output statistics = summed over the writes, input statistics over the scans.
+output statistics = summed over the writes; input statistics = what each location read is (the
+last reading of it), summed over the distinct locations a trimmed name stands for. A trimmed name
+keeps its untrimmed locations for the ``subset`` facet (bounded by ``NamingContext.subset_limit``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class NamingContext:
 
     warehouse: str | None = None
     metastore_uris: str | None = None
+    subset_limit: int = 100
+    hive: bool = False  # Spark's session catalog is Hive's (spark.sql.catalogImplementation=hive)
 
 
 @dataclass
@@ -46,6 +50,12 @@ class _Acc:
     size: int | None = None
     files: int | None = None
     has_stats: bool = False
+    #: inputs: statistics per location read (the last reading wins)
+    parts: dict[str, tuple[int | None, int | None, int | None]] = field(default_factory=dict)
+    #: untrimmed locations, in order; ``subset_seen`` counts them past the kept ones
+    subset: list[str] = field(default_factory=list)
+    subset_seen: set[str] = field(default_factory=set)
+    hive_table: bool = False
 
 
 def _names(rel: RelationFacts) -> list[DatasetName]:
@@ -96,14 +106,21 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
         return
     symlink = _symlink(rel, ctx) if names else None
     single = len(names) == 1
+    untrimmed = _untrimmed(rel) if single else None
     for name in names:
         acc = accs.get(name)
         if acc is None:
             acc = accs[name] = _Acc(name)
+        if untrimmed is not None and untrimmed != name.name and untrimmed not in acc.subset_seen:
+            acc.subset_seen.add(untrimmed)
+            if len(acc.subset) < ctx.subset_limit:
+                acc.subset.append(untrimmed)
         if rel.schema_text and single:
             acc.schema_text = rel.schema_text
         if symlink and symlink not in acc.symlinks:
             acc.symlinks.append(symlink)
+        if ctx.hive and rel.table is not None and rel.table.catalog in (None, _SESSION_CATALOG):
+            acc.hive_table = True
         acc.provider = rel.provider or acc.provider
         acc.file_format = rel.file_format or acc.file_format
         if output and rel.lifecycle:
@@ -113,9 +130,29 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
             from lineage_operators.facets import add_counts
 
             acc.has_stats = True
-            acc.rows = add_counts(acc.rows, rel.rows)
-            acc.size = add_counts(acc.size, rel.size)
-            acc.files = add_counts(acc.files, rel.files)
+            if output:
+                acc.rows = add_counts(acc.rows, rel.rows)
+                acc.size = add_counts(acc.size, rel.size)
+                acc.files = add_counts(acc.files, rel.files)
+            else:
+                acc.parts[untrimmed or name.name] = (rel.rows, rel.size, rel.files)
+                acc.rows = acc.size = acc.files = None
+                for rows, size, files in acc.parts.values():
+                    acc.rows = add_counts(acc.rows, rows)
+                    acc.size = add_counts(acc.size, size)
+                    acc.files = add_counts(acc.files, files)
+
+
+def _untrimmed(rel: RelationFacts) -> str | None:
+    """The name of a file location before partition trimming (None for JDBC or without location)."""
+    from lineage_operators import naming
+
+    if rel.jdbc_url or not rel.location:
+        return None
+    try:
+        return naming.name_location(rel.location, trim=False).name
+    except ValueError:
+        return None
 
 
 def _accumulate_safely(
@@ -145,7 +182,14 @@ def _facet(acc: _Acc, name: str, build: Callable[[], Any]) -> Any:
         return None
 
 
-def _dataset(acc: _Acc, output: bool) -> LineageDataset:
+def _hive_catalog(ctx: NamingContext) -> Any:
+    from lineage_operators import facets as f
+    from lineage_operators.naming import hive_catalog_uris
+
+    return f.hive_catalog_facet(*hive_catalog_uris(ctx.warehouse, ctx.metastore_uris))
+
+
+def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
     from lineage_operators import facets as f
 
     def schema() -> Any:
@@ -159,11 +203,21 @@ def _dataset(acc: _Acc, output: bool) -> LineageDataset:
         "schema": _facet(acc, "schema", schema),
         "dataSource": _facet(acc, "dataSource", lambda: f.datasource_facet(acc.name.namespace)),
         "symlinks": _facet(acc, "symlinks", lambda: f.symlinks_facet(acc.symlinks)),
+        "catalog": _facet(acc, "catalog", lambda: _hive_catalog(ctx)) if acc.hive_table else None,
         "storage": _facet(acc, "storage", lambda: f.storage_facet(acc.provider, acc.file_format)),
     }
     dataset = LineageDataset(
         acc.name.namespace, acc.name.name, {k: v for k, v in built.items() if v is not None}
     )
+    if acc.subset:
+        omitted = len(acc.subset_seen) - len(acc.subset)
+        subset = _facet(
+            acc,
+            "subset",
+            lambda: f.subset_facet(acc.subset, output=output, limit=ctx.subset_limit, omitted=omitted),
+        )
+        if subset is not None:
+            (dataset.output_facets if output else dataset.input_facets)["subset"] = subset
     if output:
         lifecycle = _facet(
             acc, "lifecycleStateChange", lambda: f.lifecycle_facet(acc.lifecycle, acc.previous)
@@ -183,15 +237,31 @@ def _dataset(acc: _Acc, output: bool) -> LineageDataset:
     return dataset
 
 
-def _datasets(accs: dict[DatasetName, _Acc], output: bool) -> list[LineageDataset]:
+def _datasets(accs: dict[DatasetName, _Acc], output: bool, ctx: NamingContext) -> list[LineageDataset]:
     """Every dataset; one that cannot be built at all is dropped alone, with a warning."""
     built: list[LineageDataset] = []
     for _, acc in sorted(accs.items()):
         try:
-            built.append(_dataset(acc, output))
+            built.append(_dataset(acc, output, ctx))
         except Exception as exc:
             log.warning("lineage capture: dropped dataset %s: %s", acc.name.name, describe(exc))
     return built
+
+
+def _fold_nested(accs: dict[DatasetName, _Acc]) -> None:
+    """Drop inputs that lie inside another input of the task (a file of a directory read too).
+
+    Spark's own helper queries read single files of a directory the task reads (CSV header and
+    schema inference scans the first file): by the single-file rule such a read would name the
+    file, a second node for data that is part of the directory's dataset.
+    """
+    by_namespace: dict[str, list[str]] = {}
+    for name in accs:
+        by_namespace.setdefault(name.namespace, []).append(name.name.rstrip("/"))
+    for name in list(accs):
+        inner = name.name.rstrip("/")
+        if any(inner.startswith(outer + "/") for outer in by_namespace[name.namespace] if outer):
+            del accs[name]
 
 
 def resolve(
@@ -210,4 +280,5 @@ def resolve(
             statement = _redact(execution.sql)
             if statement not in statements:
                 statements.append(statement)
-    return _datasets(inputs, False), _datasets(outputs, True), statements
+    _fold_nested(inputs)
+    return _datasets(inputs, False, ctx), _datasets(outputs, True, ctx), statements

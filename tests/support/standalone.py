@@ -1,0 +1,138 @@
+"""A Spark standalone cluster on loopback: one master and one small worker, from pyspark's own jars.
+
+pyspark's package has no ``start-master.sh``; the daemons are started the way those scripts do,
+``java -cp "<pyspark>/jars/*" org.apache.spark.deploy.master.Master`` (and ``worker.Worker``), bound
+to 127.0.0.1 on free ports, with ``SPARK_HOME`` = the pyspark package (the worker builds its
+executors' class path from ``$SPARK_HOME/jars``). The worker has 1 core and 1 GiB. ``stop()``
+terminates both processes; everything they write stays in a temporary directory.
+
+Use from a conftest or test module::
+
+    from tests.support.standalone import standalone_cluster  # noqa: F401  (module-scoped fixture)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+HOST = "127.0.0.1"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+class StandaloneCluster:
+    """Master + one worker; ``master_url`` is ``spark://127.0.0.1:<port>``."""
+
+    def __init__(self, start_timeout: float = 180.0) -> None:
+        import pyspark
+
+        self.spark_home = Path(pyspark.__file__).parent
+        self.start_timeout = start_timeout
+        self.work = Path(tempfile.mkdtemp(prefix="lineage-standalone-"))
+        self.port, self.ui_port = _free_port(), _free_port()
+        self.master_url = f"spark://{HOST}:{self.port}"
+        self._processes: list[subprocess.Popen[bytes]] = []
+
+    def _java(self) -> str:
+        home = os.environ.get("JAVA_HOME")
+        found = Path(home) / "bin" / "java" if home else None
+        return str(found) if found and found.exists() else (shutil.which("java") or "java")
+
+    def _scala_version(self) -> str:
+        """``2.13`` from ``jars/scala-library-2.13.x.jar``."""
+        for jar in (self.spark_home / "jars").glob("scala-library-*.jar"):
+            return ".".join(jar.stem.removeprefix("scala-library-").split(".")[:2])
+        return "2.13"
+
+    def _launch(self, name: str, main_class: str, *args: str) -> None:
+        env = {
+            **os.environ,
+            "SPARK_HOME": str(self.spark_home),
+            "SPARK_LOCAL_IP": HOST,
+            "SPARK_LOCAL_DIRS": str(self.work / "local"),
+            "PYSPARK_PYTHON": sys.executable,
+            # the worker's launcher looks for build directories unless told the Scala version
+            "SPARK_SCALA_VERSION": self._scala_version(),
+        }
+        log = (self.work / f"{name}.log").open("wb")
+        command = [self._java(), "-Xmx256m", "-cp", f"{self.spark_home / 'jars'}/*", main_class, *args]
+        self._processes.append(
+            subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=self.work)
+        )
+
+    def start(self) -> StandaloneCluster:
+        self._launch(
+            "master",
+            "org.apache.spark.deploy.master.Master",
+            *("--host", HOST, "--port", str(self.port), "--webui-port", str(self.ui_port)),
+        )
+        (self.work / "worker").mkdir()
+        self._launch(
+            "worker",
+            "org.apache.spark.deploy.worker.Worker",
+            *("--host", HOST, "--port", str(_free_port()), "--webui-port", str(_free_port())),
+            *("--cores", "1", "--memory", "1g", "--work-dir", str(self.work / "worker")),
+            self.master_url,
+        )
+        self._wait_for_worker()
+        return self
+
+    def _wait_for_worker(self) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        url = f"http://{HOST}:{self.ui_port}/json/"
+        while time.monotonic() < deadline:
+            for process in self._processes:
+                if process.poll() is not None:
+                    raise RuntimeError(f"standalone daemon exited early: {self.logs()}")
+            try:
+                with urllib.request.urlopen(url, timeout=2) as reply:
+                    state = json.load(reply)
+                if int(state.get("aliveworkers", 0)) >= 1:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.5)
+        raise RuntimeError(f"no worker registered within {self.start_timeout:.0f}s: {self.logs()}")
+
+    def logs(self) -> str:
+        return "\n".join(
+            f"--- {p.name}\n{p.read_text(errors='replace')[-2000:]}" for p in sorted(self.work.glob("*.log"))
+        )
+
+    def stop(self) -> None:
+        for process in reversed(self._processes):
+            if process.poll() is None:
+                process.terminate()
+        for process in self._processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self._processes.clear()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def standalone_cluster() -> Iterator[StandaloneCluster]:
+    cluster = StandaloneCluster()
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()

@@ -1,0 +1,47 @@
+"""Hive session catalog: ``hive://host:port`` symlinks and the ``catalog`` facet (no JVM needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("openlineage.client")
+
+from lineage_operators.spark.plan import ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.resolve import NamingContext, resolve
+
+
+def _written(ctx: NamingContext, catalog: str | None = None) -> dict:
+    rel = RelationFacts(location="file:/data/wh/sales.db/orders", table=TableRef("sales", "orders", catalog))
+    _, outputs, _ = resolve([ExecutionFacts("command", True, outputs=[rel])], ctx)
+    (dataset,) = outputs
+    assert (dataset.namespace, dataset.name) == ("file", "/data/wh/sales.db/orders")
+    return dataset.facets
+
+
+def test_metastore_uris_give_a_hive_symlink_and_catalog_facet() -> None:
+    ctx = NamingContext(
+        warehouse="file:/data/wh", metastore_uris="thrift://meta:9083,thrift://b:9083", hive=True
+    )
+    facets = _written(ctx)
+    link = facets["symlinks"].identifiers[0]
+    assert (link.namespace, link.name, link.type) == ("hive://meta:9083", "sales.orders", "TABLE")
+    catalog = facets["catalog"]
+    assert (catalog.framework, catalog.type, catalog.name, catalog.source) == (
+        "hive",
+        "hive",
+        "default",
+        "spark",
+    )
+    assert (catalog.metadataUri, catalog.warehouseUri) == ("hive://meta:9083", "file:/data/wh")
+
+
+def test_embedded_metastore_catalog_facet_has_no_metadata_uri() -> None:
+    facets = _written(NamingContext(warehouse="/data/wh", hive=True))
+    link = facets["symlinks"].identifiers[0]
+    assert (link.namespace, link.name) == ("file:/data/wh", "sales.orders")
+    assert (facets["catalog"].warehouseUri, facets["catalog"].metadataUri) == ("file:/data/wh", None)
+
+
+def test_no_catalog_facet_without_hive_or_for_other_catalogs() -> None:
+    assert "catalog" not in _written(NamingContext(warehouse="/data/wh"))
+    assert "catalog" not in _written(NamingContext(warehouse="/data/wh", hive=True), catalog="iceberg")
