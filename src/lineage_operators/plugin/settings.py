@@ -1,0 +1,52 @@
+"""Which tasks the plugin captures, from Airflow configuration (read once per process).
+
+* ``[openlineage] extractors`` naming :class:`lineage_operators.extractor.SparkCaptureExtractor`
+  (or a subclass) arms capture for :data:`DEFAULT_OPERATORS`;
+* ``[lineage_operators] capture_operators`` adds operator class names (``task_type``); it alone
+  (no extractor) is the hook-lineage fallback.
+"""
+
+from __future__ import annotations
+
+import functools
+
+#: ``task_type`` of the usual PySpark carriers: ``PythonOperator``, ``@task``, ``@task.pyspark``,
+#: and the Spark provider's ``PySparkOperator``.
+DEFAULT_OPERATORS = frozenset(
+    {"PythonOperator", "_PythonDecoratedOperator", "_PySparkDecoratedOperator", "PySparkOperator"}
+)
+EXTRACTOR_MODULE = "lineage_operators.extractor"
+
+
+def split_names(text: str | None) -> frozenset[str]:
+    return frozenset(name.strip() for name in (text or "").replace(";", ",").split(",") if name.strip())
+
+
+def names_our_extractor(extractors: str | None) -> bool:
+    return any(path.startswith(f"{EXTRACTOR_MODULE}.") for path in split_names(extractors))
+
+
+def operators_to_capture(extractors: str | None, capture_operators: str | None) -> frozenset[str]:
+    """Pure: the task types to capture, given the two configuration values."""
+    defaults = DEFAULT_OPERATORS if names_our_extractor(extractors) else frozenset()
+    return defaults | split_names(capture_operators)
+
+
+def configured_operators() -> frozenset[str]:
+    return _configured_operators(
+        _read("openlineage", "extractors"), _read("lineage_operators", "capture_operators")
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _configured_operators(extractors: str | None, capture_operators: str | None) -> frozenset[str]:
+    return operators_to_capture(extractors, capture_operators)
+
+
+def _read(section: str, key: str) -> str | None:
+    try:
+        from airflow.sdk.configuration import conf
+
+        return conf.get(section, key, fallback=None)
+    except Exception:
+        return None
