@@ -67,7 +67,9 @@ def test_unmodified_python_tasks_report_what_the_operator_reports(configured, ru
             )
         run_facets = event["run"]["facets"]
         assert run_facets["spark_processingEngine"] == ours["run"]["facets"]["spark_processingEngine"]
-        assert set(run_facets["spark_applicationDetails"]) == set(ours["run"]["facets"]["spark_applicationDetails"])
+        assert set(run_facets["spark_applicationDetails"]) == set(
+            ours["run"]["facets"]["spark_applicationDetails"]
+        )
         assert "unknownSourceAttribute" not in run_facets
 
     # merged with what the provider's own PythonExtractor gives a PythonOperator
