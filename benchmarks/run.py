@@ -29,7 +29,15 @@ from benchmarks.environment import configure_process_environment
 
 configure_process_environment()
 
-from benchmarks import large_plans, memory, parse_cost, profiling, results, task_overhead  # noqa: E402
+from benchmarks import (  # noqa: E402
+    large_plans,
+    memory,
+    parse_cost,
+    plugin_overhead,
+    profiling,
+    results,
+    task_overhead,
+)
 from benchmarks.alternation import progress  # noqa: E402
 from benchmarks.environment import machine_description, versions_description  # noqa: E402
 from benchmarks.figures import Figure  # noqa: E402
@@ -43,6 +51,7 @@ BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "large_plans": large_plans.run,
     "parse": parse_cost.run,
     "memory": memory.run,
+    "plugin": plugin_overhead.run,
 }
 
 

@@ -77,10 +77,18 @@ def test_unmodified_python_tasks_report_what_the_operator_reports(configured, ru
     assert "def own_session_job" in plain["job"]["facets"]["sourceCode"]["sourceCode"]
 
 
-def test_without_configuration_unmodified_tasks_get_no_spark_lineage(run_dag, base_dir: Path):
+def test_without_an_extractor_datasets_reach_the_provider_through_hook_lineage(
+    run_dag, base_dir: Path, monkeypatch
+):
+    """Fallback: only ``[lineage_operators] capture_operators``; the provider reads Airflow's
+    hook-lineage collector, so the datasets arrive, without facets."""
+    monkeypatch.setenv(
+        "AIRFLOW__LINEAGE_OPERATORS__CAPTURE_OPERATORS", "PythonOperator,_PythonDecoratedOperator"
+    )
     result = run_unmodified(run_dag)
+    ours = final_event(result, "unmodified_tasks", "lineage_operator")
     for task_id in ("python_operator", "taskflow"):
         event = final_event(result, "unmodified_tasks", task_id)
-        assert event["inputs"] == [] and event["outputs"] == [], task_id
-    ours = final_event(result, "unmodified_tasks", "lineage_operator")
-    assert ours["outputs"], "the operator reports its lineage with or without the plugin"
+        for direction in ("inputs", "outputs"):
+            assert dataset_ids(event[direction]) == dataset_ids(ours[direction]), (task_id, direction)
+            assert all("schema" not in d.get("facets", {}) for d in event[direction])

@@ -58,7 +58,8 @@ def test_arming_imports_no_pyspark_and_wraps_the_builder_when_pyspark_is_importe
         "before = sorted(m for m in sys.modules if m.startswith(('pyspark', 'py4j')))\n"
         "from pyspark.sql import SparkSession\n"
         "wrapped = getattr(SparkSession.Builder.getOrCreate, '__lineage_operators_wrapped__', False)\n"
-        "print(json.dumps({'before': before, 'wrapped': wrapped, 'finder': auto_capture._finder in sys.meta_path}))"
+        "finder = auto_capture._finder in sys.meta_path\n"
+        "print(json.dumps({'before': before, 'wrapped': wrapped, 'finder': finder}))"
     )
     assert seen == {"before": [], "wrapped": True, "finder": False}
 

@@ -57,7 +57,9 @@ def test_the_capture_plugin_and_provider_info_load_nothing_heavy():
     assert heavy_modules("import lineage_operators.plugin, lineage_operators.provider_info") <= heavy_modules(
         "from airflow.providers.standard.operators.python import PythonOperator"
     )
-    assert not [m for m in heavy_modules("import lineage_operators.plugin") if m.startswith(("pyspark", "py4j"))]
+    assert not [
+        m for m in heavy_modules("import lineage_operators.plugin") if m.startswith(("pyspark", "py4j"))
+    ]
 
 
 @pytest.mark.parametrize("dag_file", ["example_dags/file_pipeline.py", "tests/unit/dags/decorator_dag.py"])
