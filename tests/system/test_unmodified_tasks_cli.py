@@ -7,27 +7,36 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from tests.system.conftest import dataset_ids, final_event
 
 from lineage_operators.testing import load_events, validate_events
 from lineage_operators.testing.runner import HOME_MARKER_ENV_VAR, transport_env
 
-DAG_FILE = Path(__file__).parent / "dags" / "unmodified_tasks.py"
+DAGS = Path(__file__).parent / "dags"
 EXTRACTOR = "lineage_operators.extractor.SparkCaptureExtractor"
 
 
-def _airflow(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    airflow = Path(sys.executable).parent / "airflow"
+def _airflow(python: Path, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(airflow), *args], env=env, capture_output=True, text=True, timeout=900, check=False
+        [str(python.parent / "airflow"), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
     )
 
 
-def test_airflow_dags_test_reports_spark_lineage_of_unmodified_tasks(tmp_path: Path, base_dir: Path):
+def airflow_dags_test(python: Path, dag_id: str, tmp_path: Path, base_dir: Path) -> dict[str, Any]:
+    """``airflow db migrate`` + ``airflow dags test`` with only configuration added; the events."""
     home, dags = tmp_path / "home", tmp_path / "dags"
     dags.mkdir(parents=True)
-    (dags / DAG_FILE.name).symlink_to(DAG_FILE)
+    for name in ("unmodified_tasks.py", f"{dag_id}.py"):
+        if not (dags / name).exists():
+            (dags / name).symlink_to(DAGS / name)
     events_path = tmp_path / "events.jsonl"
     env = {key: value for key, value in os.environ.items() if not key.startswith("AIRFLOW")}
     env.pop(HOME_MARKER_ENV_VAR, None)
@@ -43,20 +52,53 @@ def test_airflow_dags_test_reports_spark_lineage_of_unmodified_tasks(tmp_path: P
     )
     env.update({k: v for k, v in transport_env(events_path).items() if v is not None})
 
-    migrated = _airflow(["db", "migrate"], env)
+    migrated = _airflow(python, ["db", "migrate"], env)
     assert migrated.returncode == 0, migrated.stderr[-3000:]
-    ran = _airflow(["dags", "test", "unmodified_tasks", "2026-01-01"], env)
+    ran = _airflow(python, ["dags", "test", dag_id, "2026-01-01"], env)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
-
+    assert "Traceback" not in ran.stdout + ran.stderr, (ran.stdout + ran.stderr)[-5000:]
     events = load_events(events_path)
     validate_events(events)
-    ours = final_event(events, "unmodified_tasks", "lineage_operator")
+    return events
+
+
+def assert_same_lineage_as_the_operator(
+    events: dict[str, Any], dag_id: str, task_ids: list[str], base_dir: Path
+):
+    ours = final_event(events, dag_id, "lineage_operator")
     assert dataset_ids(ours["outputs"]) == [
         ("file", f"{base_dir}/marts/customer_totals"),
         ("file", f"{base_dir}/raw/orders"),
     ]
-    for task_id in ("python_operator", "taskflow"):
-        event = final_event(events, "unmodified_tasks", task_id)
+    for task_id in task_ids:
+        event = final_event(events, dag_id, task_id)
         assert event["outputs"] == ours["outputs"], task_id
         assert event["inputs"] == ours["inputs"], task_id
+        assert event["job"]["facets"].get("sql") == ours["job"]["facets"].get("sql"), task_id
+        assert (
+            event["run"]["facets"]["spark_processingEngine"]
+            == ours["run"]["facets"]["spark_processingEngine"]
+        )
+
+
+def test_airflow_dags_test_reports_spark_lineage_of_unmodified_tasks(tmp_path: Path, base_dir: Path):
+    events = airflow_dags_test(Path(sys.executable), "unmodified_tasks", tmp_path, base_dir)
+    assert_same_lineage_as_the_operator(events, "unmodified_tasks", ["python_operator", "taskflow"], base_dir)
     assert "sourceCode" in final_event(events, "unmodified_tasks", "python_operator")["job"]["facets"]
+
+
+def test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider(
+    tmp_path: Path, base_dir: Path
+):
+    """``@task.pyspark`` needs apache-airflow-providers-apache-spark, whose ``pyspark-client``
+    dependency overwrites pyspark: it runs in its own environment (``make spark-provider-env``)."""
+    python = os.environ.get("LINEAGE_SPARK_PROVIDER_PYTHON")
+    if not python:
+        pytest.fail(
+            "LINEAGE_SPARK_PROVIDER_PYTHON is not set: run the suite with `make test`, which builds the "
+            "environment with Airflow's Spark provider"
+        )
+    events = airflow_dags_test(Path(python), "unmodified_pyspark", tmp_path, base_dir)
+    assert_same_lineage_as_the_operator(events, "unmodified_pyspark", ["provider_pyspark"], base_dir)
+    event = final_event(events, "unmodified_pyspark", "provider_pyspark")
+    assert "unknownSourceAttribute" not in event["run"]["facets"]
