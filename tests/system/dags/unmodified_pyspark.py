@@ -16,7 +16,7 @@ BASE_DIR = os.environ.get("LINEAGE_EXAMPLE_BASE_DIR", "/tmp/lineage-operators-ex
 with DAG("unmodified_pyspark", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")) as dag:
 
     @task.pyspark(config_kwargs={"spark.master": "local[1]"})
-    def provider_pyspark(base_dir: str, spark, sc) -> int:
+    def provider_pyspark(base_dir: str, spark) -> int:  # the provider injects `spark`, stops it after
         return orders_job(spark, base_dir)
 
     ours = LineageAwarePySparkOperator(
