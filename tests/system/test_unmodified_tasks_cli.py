@@ -30,8 +30,11 @@ def _airflow(python: Path, args: list[str], env: dict[str, str]) -> subprocess.C
     )
 
 
-def airflow_dags_test(python: Path, dag_id: str, tmp_path: Path, base_dir: Path) -> dict[str, Any]:
-    """``airflow db migrate`` + ``airflow dags test`` with only configuration added; the events."""
+def airflow_dags_test(
+    python: Path, dag_id: str, tmp_path: Path, base_dir: Path, *, harness: bool = False
+) -> dict[str, Any]:
+    """``airflow db migrate`` + ``airflow dags test`` (or, with ``harness``, the harness's ``run_dag``,
+    i.e. ``dag.test()``) in ``python``'s environment, only configuration added; the events."""
     home, dags = tmp_path / "home", tmp_path / "dags"
     dags.mkdir(parents=True)
     for name in ("unmodified_tasks.py", f"{dag_id}.py"):
@@ -54,7 +57,18 @@ def airflow_dags_test(python: Path, dag_id: str, tmp_path: Path, base_dir: Path)
 
     migrated = _airflow(python, ["db", "migrate"], env)
     assert migrated.returncode == 0, migrated.stderr[-3000:]
-    ran = _airflow(python, ["dags", "test", dag_id, "2026-01-01"], env)
+    if harness:
+        ran = subprocess.run(
+            [str(python), str(Path(__file__).parent / "run_dag_test_in_env.py"), dag_id, str(events_path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+        assert "DAG_STATE success" in ran.stdout, ran.stdout[-3000:] + ran.stderr[-3000:]
+    else:
+        ran = _airflow(python, ["dags", "test", dag_id, "2026-01-01"], env)
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     (tmp_path / "airflow-dags-test.log").write_text(ran.stdout + ran.stderr)  # for a failing assert below
     events = load_events(events_path)
@@ -87,8 +101,9 @@ def test_airflow_dags_test_reports_spark_lineage_of_unmodified_tasks(tmp_path: P
     assert "sourceCode" in final_event(events, "unmodified_tasks", "python_operator")["job"]["facets"]
 
 
+@pytest.mark.parametrize("harness", [False, True], ids=["airflow_dags_test", "dag_test"])
 def test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider(
-    tmp_path: Path, base_dir: Path
+    tmp_path: Path, base_dir: Path, harness: bool
 ):
     """``@task.pyspark`` needs apache-airflow-providers-apache-spark, whose ``pyspark-client``
     dependency overwrites pyspark: it runs in its own environment (``make spark-provider-env``)."""
@@ -98,7 +113,7 @@ def test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider(
             "LINEAGE_SPARK_PROVIDER_PYTHON is not set: run the suite with `make test`, which builds the "
             "environment with Airflow's Spark provider"
         )
-    events = airflow_dags_test(Path(python), "unmodified_pyspark", tmp_path, base_dir)
+    events = airflow_dags_test(Path(python), "unmodified_pyspark", tmp_path, base_dir, harness=harness)
     assert_same_lineage_as_the_operator(events, "unmodified_pyspark", ["provider_pyspark"], base_dir)
     event = final_event(events, "unmodified_pyspark", "provider_pyspark")
     assert "unknownSourceAttribute" not in event["run"]["facets"]

@@ -1,14 +1,12 @@
-"""Which tasks the plugin captures, from Airflow configuration (read once per process).
+"""Which tasks the plugin captures, from Airflow configuration.
 
 * ``[openlineage] extractors`` naming :class:`lineage_operators.extractor.SparkCaptureExtractor`
-  (or a subclass) arms capture for :data:`DEFAULT_OPERATORS`;
+  arms capture for :data:`DEFAULT_OPERATORS`;
 * ``[lineage_operators] capture_operators`` adds operator class names (``task_type``); it alone
   (no extractor) is the hook-lineage fallback.
 """
 
 from __future__ import annotations
-
-import functools
 
 #: ``task_type`` of the usual PySpark carriers: ``PythonOperator``, ``@task``, ``@task.pyspark``,
 #: and the Spark provider's ``PySparkOperator``.
@@ -33,14 +31,10 @@ def operators_to_capture(extractors: str | None, capture_operators: str | None) 
 
 
 def configured_operators() -> frozenset[str]:
-    return _configured_operators(
+    """Read per task (configuration can differ between task processes); costs two config look-ups."""
+    return operators_to_capture(
         _read("openlineage", "extractors"), _read("lineage_operators", "capture_operators")
     )
-
-
-@functools.lru_cache(maxsize=4)
-def _configured_operators(extractors: str | None, capture_operators: str | None) -> frozenset[str]:
-    return operators_to_capture(extractors, capture_operators)
 
 
 def _read(section: str, key: str) -> str | None:
