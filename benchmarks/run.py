@@ -37,6 +37,7 @@ from benchmarks import (  # noqa: E402
     profiling,
     results,
     task_overhead,
+    transport_down,
 )
 from benchmarks.alternation import progress  # noqa: E402
 from benchmarks.environment import machine_description, versions_description  # noqa: E402
@@ -51,6 +52,7 @@ BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "large_plans": large_plans.run,
     "parse": parse_cost.run,
     "memory": memory.run,
+    "transport_down": transport_down.run,
     "plugin": plugin_overhead.run,
 }
 

@@ -1,5 +1,6 @@
 """`make demo`: run example_dags/file_pipeline.py through real Airflow, local Spark and the real
-OpenLineage listener (FileTransport), then say where the events went and what each task touched.
+OpenLineage listener (FileTransport), then say where the events went, what each task touched
+(`lineage-operators summary`) and where the HTML view of the lineage is (`lineage-operators view`).
 
 Everything it writes stays under .build/demo/ in the repository (ignored by git).
 """
@@ -31,6 +32,11 @@ def prepare_environment() -> Path:
         AIRFLOW__CORE__DAGS_FOLDER=str(DAG_FILE.parent),
         AIRFLOW__CORE__LOAD_EXAMPLES="False",
         LINEAGE_EXAMPLE_BASE_DIR=str(DEMO_DIR / "data"),
+        # A dead lineage backend must not slow tasks (README, "When the lineage backend is down"): the
+        # provider waits at most this long per event. With an HTTP transport also give it
+        # "timeout": 1, "retry": {"total": 1, "backoff_factor": 0}; the demo writes to a file instead.
+        AIRFLOW__OPENLINEAGE__EXECUTION_TIMEOUT="3",
+        AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT="5",
     )
     return DEMO_DIR / "events" / "events.jsonl"
 
@@ -44,30 +50,19 @@ def load_dag() -> Any:
     return module.dag
 
 
-def describe(dataset: dict[str, Any]) -> str:
-    namespace, name = dataset["namespace"], dataset["name"]
-    return f"{namespace}://{name}" if namespace == "file" else f"{namespace}/{name.lstrip('/')}"
-
-
-def summarise(events: dict[str, list[dict[str, Any]]], events_path: Path, state: str) -> str:
-    total = sum(len(emitted) for emitted in events.values())
-    lines = ["", f"DAG run: {state}", f"OpenLineage events: {total}, written to {events_path}", ""]
-    for key, emitted in events.items():
-        final = emitted[-1]
-        if final["eventType"] not in ("COMPLETE", "FAIL") or "airflow" not in final["run"].get("facets", {}):
-            continue  # only the final event of each task: DAG-level events carry airflowDagRun
-        inputs = ", ".join(describe(d) for d in final.get("inputs", [])) or "(nothing)"
-        outputs = ", ".join(describe(d) for d in final.get("outputs", [])) or "(nothing)"
-        lines += [f"{key}", f"    read:  {inputs}", f"    wrote: {outputs}"]
-    return "\n".join(lines)
-
-
 def main() -> int:
     events_path = prepare_environment()
+    from lineage_operators.cli.main import main as lineage_operators
     from lineage_operators.testing import run_dag
 
     result = run_dag(load_dag(), events_path=events_path, dags_folder=DAG_FILE.parent, namespace=NAMESPACE)
-    print(summarise(result, events_path, result.state))
+    print(f"\nDAG run: {result.state}\nOpenLineage events written to {events_path}\n", flush=True)
+    lineage_operators(["summary", str(events_path)])
+    view = DEMO_DIR / "lineage.html"
+    lineage_operators(
+        ["view", str(events_path), "-o", str(view), "--title", "lineage: example_file_pipeline"]
+    )
+    print(f"\nOpen the lineage view in a browser: {view.as_uri()}")
     return 0 if result.succeeded else 1
 
 

@@ -3,7 +3,9 @@
 #   - a PostgreSQL server (Debian's `postgresql`; any major version), used by
 #     tests/support/postgres.py, which runs its own throwaway cluster on 127.0.0.1;
 #   - the PostgreSQL JDBC driver (Debian's `libpostgresql-jdbc-java`,
-#     /usr/share/java/postgresql*.jar), put on Spark's classpath by the tests.
+#     /usr/share/java/postgresql*.jar), put on Spark's classpath by the tests;
+#   - a headless browser (Debian's `chromium`, /usr/bin/chromium), which the lineage view's
+#     browser tests drive through Playwright (Playwright never downloads a browser here).
 #
 # Idempotent and fast when everything is present (no apt-get at all then).
 # It never starts a server and never starts the system-wide cluster service.
@@ -37,9 +39,10 @@ find_jdbc_jar() {
 missing=()
 find_pg_bin >/dev/null || missing+=(postgresql)
 find_jdbc_jar >/dev/null || missing+=(libpostgresql-jdbc-java)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 
 if [ ${#missing[@]} -eq 0 ]; then
-    log "ok: postgres $(find_pg_bin), jdbc $(find_jdbc_jar)"
+    log "ok: postgres $(find_pg_bin), jdbc $(find_jdbc_jar), browser /usr/bin/chromium"
     exit 0
 fi
 
@@ -85,4 +88,5 @@ apt install --no-install-recommends "${missing[@]}" \
 
 pg_bin=$(find_pg_bin) || die "installed postgresql but found no initdb/pg_ctl/postgres/psql under /usr/lib/postgresql/*/bin"
 jar=$(find_jdbc_jar) || die "installed libpostgresql-jdbc-java but found no /usr/share/java/postgresql*.jar"
-log "ok: postgres $pg_bin, jdbc $jar"
+[ -x /usr/bin/chromium ] || die "installed chromium but found no /usr/bin/chromium"
+log "ok: postgres $pg_bin, jdbc $jar, browser /usr/bin/chromium"

@@ -1,13 +1,95 @@
-"""Suite-wide setup. pyspark starts one JVM per process and the first session fixes the driver's
-classpath, so the PostgreSQL JDBC driver (for the JDBC system tests) goes on it from the start,
-whichever test happens to start Spark first."""
+"""Suite-wide setup.
+
+* pyspark starts one JVM per process and the first session fixes the driver's classpath, so the
+  PostgreSQL JDBC driver (for the JDBC system tests) goes on it from the start, whichever test
+  happens to start Spark first.
+* The canary scan: every log record (of any logger, this library's at DEBUG), every test's
+  captured stdout/stderr/log (Spark's JVM output included) and every OpenLineage event file the
+  harness wrote under pytest's base temp directory are searched for the canary secrets that the
+  fault-matrix tests plant (tests/support/canary.py). A hit fails the session.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
 
+import pytest
+from tests.support.canary import CANARIES, leaked
 from tests.support.postgres import find_jdbc_jar
 
 _jar = find_jdbc_jar()
 if _jar is not None and "PYSPARK_SUBMIT_ARGS" not in os.environ:
     os.environ["PYSPARK_SUBMIT_ARGS"] = f"--driver-class-path {_jar} --jars {_jar} pyspark-shell"
+
+_hits: list[str] = []
+_current_test = ["(collection)"]
+
+
+class _CanaryHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+            if record.exc_info:
+                text += "".join(traceback.format_exception(*record.exc_info))
+        except Exception:
+            return
+        for canary in leaked([text]):
+            _hits.append(f"{_current_test[0]}: log record of {record.name}: canary {canary!r}")
+
+
+_HANDLER = _CanaryHandler(level=logging.DEBUG)
+
+
+@pytest.fixture(autouse=True)
+def _canary_log_scan(request: pytest.FixtureRequest) -> Iterator[None]:
+    """(Re-)attach the scanning handler: Airflow's logging setup may replace the root handlers."""
+    _current_test[0] = request.node.nodeid
+    root = logging.getLogger()
+    if _HANDLER not in root.handlers:
+        root.addHandler(_HANDLER)
+    library = logging.getLogger("lineage_operators")
+    saved = library.level
+    library.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        library.setLevel(saved)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    for section, content in report.sections:
+        for canary in leaked([content]):
+            _hits.append(f"{report.nodeid} ({report.when}): {section}: canary {canary!r}")
+
+
+def _scan_event_files(base: Path) -> None:
+    for path in base.rglob("*.jsonl"):
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            continue
+        for canary in leaked([text]):
+            _hits.append(f"event file {path}: canary {canary!r}")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is not None:
+        with contextlib.suppress(Exception):
+            _scan_event_files(factory.getbasetemp())
+    if _hits:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        lines = ["canary secrets leaked (tests/support/canary.py):", *_hits]
+        if reporter is not None:
+            reporter.write_sep("=", "canary scan failed", red=True)
+            for line in lines:
+                reporter.write_line(line)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+__all__ = ["CANARIES"]

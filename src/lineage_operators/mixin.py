@@ -8,17 +8,17 @@ skipped, failed early, deferred) are normal. OpenLineage modules are imported on
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from lineage_operators._logging import get_logger
 from lineage_operators.model import LineageDataset
 from lineage_operators.recorder import DatasetLike, LineageRecorder, sorted_datasets
 
 if TYPE_CHECKING:
     from airflow.providers.openlineage.extractors import OperatorLineage
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 DECLARED_FIELDS = ("inputs", "outputs")
 
@@ -53,6 +53,12 @@ class OpenLineageMixin:
         super().__init__(*args, **kwargs)
         self.inputs = validate_declared(inputs, "inputs")
         self.outputs = validate_declared(outputs, "outputs")
+
+    def render_template_fields(self, context: Any, jinja_env: Any = None) -> None:
+        """Render as Airflow does, then register the secrets the rendered values hold with
+        Airflow's masker, so the stored "Rendered Template" view shows ``***`` in their place."""
+        super().render_template_fields(context, jinja_env)  # type: ignore[misc]
+        mask_rendered_secrets(self)
 
     # -- recording -----------------------------------------------------------------------
 
@@ -139,6 +145,26 @@ class OpenLineageMixin:
         dag_id = getattr(self, "dag_id", None)
         task_id = getattr(self, "task_id", None) or type(self).__name__
         return f"{dag_id}.{task_id}" if dag_id else str(task_id)
+
+
+def mask_rendered_secrets(task: Any) -> None:
+    """``mask_secret`` every secret (by this library's redaction rules) in the task's template
+    fields: Airflow's masker knows key names like ``password``, not ``fs.azure.account.key.*``,
+    ``*.credentials`` or a password inside a JDBC URL value. Never raises."""
+    try:
+        from airflow.sdk.log import mask_secret
+    except ImportError:
+        return
+    from lineage_operators.redaction import secret_values
+
+    for field_name in getattr(task, "template_fields", ()):
+        try:
+            for secret in secret_values(getattr(task, field_name, None)):
+                mask_secret(secret)
+        except Exception as error:
+            log.warning(
+                "could not mask the secrets of template field %s: %s", field_name, type(error).__name__
+            )
 
 
 def _convert_airflow_lineage(manager: Any, entity: Any) -> Any:

@@ -196,8 +196,11 @@ def name_location(uri: str, *, cwd: str | None = None, trim: bool = True) -> Dat
 
     Details:
 
-    * Percent-escapes in URIs are decoded (``file:/tmp/a%20b`` -> ``/tmp/a b``); a bare path is
-      taken literally. ``//`` and ``.``/``..`` segments are normalized, trailing slashes dropped.
+    * ``%`` is a plain character: ``file:/tmp/a%20b`` names the directory ``/tmp/a%20b``, as Hadoop's
+      ``Path(String)`` (what Spark makes of a path it is given) reads it and openlineage-spark names
+      it. Locations that Spark holds as ``java.net.URI`` (catalog tables) are decoded once where
+      they are read (:mod:`lineage_operators.spark.plan`), never here.
+      ``//`` and ``.``/``..`` segments are normalized, trailing slashes dropped.
     * Credentials in the authority (``s3a://KEY:SECRET@bucket``) are dropped.
     * A path with a glob character (``*?[]{}``) is named by the directory above its first glob
       segment (``/data/in/*.csv`` -> ``/data/in``); a glob in the first segment names the root.
@@ -218,7 +221,7 @@ def name_location(uri: str, *, cwd: str | None = None, trim: bool = True) -> Dat
         raise ValueError(f"cannot name location {uri!r}: glob characters in the bucket/authority")
 
     if scheme is None or scheme == "file":
-        path = glob_path if scheme is None else unquote(glob_path)
+        path = glob_path
         if scheme == "file" and not path:
             raise ValueError(f"cannot name location {uri!r}: no path")
         if not path.startswith("/"):
@@ -231,7 +234,7 @@ def name_location(uri: str, *, cwd: str | None = None, trim: bool = True) -> Dat
         return DatasetName(local.get_namespace(), local.get_name())
 
     host = _strip_userinfo(scheme, authority) if authority else authority
-    path = _normalize_path(unquote(glob_path))
+    path = _normalize_path(glob_path)
     canonical = _object_store_scheme(scheme)
 
     if canonical is not None:

@@ -6,14 +6,14 @@ Bad input becomes a logged warning naming the task, and the rest of the record i
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from lineage_operators._logging import get_logger
 from lineage_operators._optional import openlineage_client_available
 from lineage_operators.model import LineageDataset
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 DatasetLike = Any
 """A path or URI string, a :class:`LineageDataset`, or any object with ``namespace`` and ``name``
@@ -108,8 +108,10 @@ class LineageRecorder:
                     self._warned_unavailable = True
                 return None
             from lineage_operators.naming import parse_dataset
+            from lineage_operators.redaction import redact_url
 
-            name = parse_dataset(dataset, namespace=namespace)
+            # a URL's credentials are never part of a dataset's name
+            name = parse_dataset(redact_url(dataset) if ":" in dataset else dataset, namespace=namespace)
             return LineageDataset(name.namespace, name.name)
         return from_openlineage_dataset(dataset)
 

@@ -12,7 +12,15 @@ from typing import Any
 
 REDACTED = "***"
 
-__all__ = ["REDACTED", "is_secret_key", "redact_mapping", "redact_text", "redact_url"]
+__all__ = [
+    "REDACTED",
+    "SPARK_REDACTION_CONF",
+    "is_secret_key",
+    "redact_mapping",
+    "redact_text",
+    "redact_url",
+    "secret_values",
+]
 
 # Substrings of the key with separators removed ("fs.s3a.secret.key" -> "fss3asecretkey").
 _SECRET_SUBSTRINGS = (
@@ -149,6 +157,19 @@ def _drop_secret_pairs(url: str) -> str:
     return result
 
 
+# Spark Connect URLs: ``sc://host:port/;token=...;user_id=...``. The user id names who runs the
+# job on a shared server: treated as a credential in these URLs only.
+_CONNECT_URL_RE = re.compile(r"(?i)\bsc://[^\s\"'<>]*")
+_CONNECT_PARAM_RE = re.compile(r"(?i)(;\s*(?:user_id|token)\s*=)[^;\s\"'<>]*")
+
+
+def _redact_connect_urls(text: str) -> str:
+    """``sc://h:1/;token=T;user_id=U`` -> ``sc://h:1/;token=***;user_id=***``."""
+    return _CONNECT_URL_RE.sub(
+        lambda m: _CONNECT_PARAM_RE.sub(lambda p: p.group(1) + REDACTED, m.group(0)), text
+    )
+
+
 def redact_url(url: str) -> str:
     """Remove userinfo and secret query parameters from a URL or JDBC URL.
 
@@ -158,6 +179,8 @@ def redact_url(url: str) -> str:
     * parameters with a secret key (see :func:`is_secret_key`) are dropped wherever they appear:
       ``?password=..&``, ``;password=..``, ``(password=..)``, ``,password=..``. Others (``user=``,
       ``ssl=``) are kept.
+    * Spark Connect URLs (``sc://host/;token=...;user_id=...``): ``token`` and ``user_id`` values
+      become ``REDACTED``.
 
     Never raises: on any error the text is redacted with :func:`redact_text`, and if even that
     fails the whole value is replaced by ``REDACTED``.
@@ -165,7 +188,7 @@ def redact_url(url: str) -> str:
     try:
         if not isinstance(url, str):
             url = str(url)
-        result = _ORACLE_CREDS_RE.sub(r"\1@", url)
+        result = _ORACLE_CREDS_RE.sub(r"\1@", _redact_connect_urls(url))
         result = _strip_userinfo(result)
         result = _MULTI_HOST_CREDS_RE.sub("", result)
         return _drop_secret_pairs(result)
@@ -233,13 +256,14 @@ def redact_text(text: str) -> str:
     Handles ``scheme://user:pw@host``, ``jdbc:oracle:thin:user/pw@host``, ``password=...``,
     ``"password": "..."``, ``secret.key: ...`` (any key :func:`is_secret_key` accepts, with ``=``,
     ``:`` or ``=>``), ``Authorization: Bearer ...``, bare ``Bearer <token>``, SQL ``PASSWORD '...'``
-    and ``IDENTIFIED BY ...``, and AWS access key ids. Never raises; a non-string is converted with
+    and ``IDENTIFIED BY ...``, AWS access key ids, and Spark Connect ``token``/``user_id``
+    parameters. Never raises; a non-string is converted with
     ``str`` first.
     """
     try:
         if not isinstance(text, str):
             text = str(text)
-        result = _ORACLE_CREDS_RE.sub(r"\1@", text)
+        result = _ORACLE_CREDS_RE.sub(r"\1@", _redact_connect_urls(text))
         result = _TEXT_USERINFO_SLASH_RE.sub(lambda m: m.group("scheme") + "://", result)
         result = _TEXT_USERINFO_RE.sub(_redact_userinfo, result)
         result = _AUTH_HEADER_RE.sub(
@@ -294,3 +318,75 @@ def redact_mapping(values: Mapping[str, object]) -> dict[str, object]:
     The input is not modified.
     """
     return _redact_mapping(values, 0)
+
+
+# ------------------------------------------------------------------------------------------------
+# Spark's own redaction, for sessions this library creates
+# ------------------------------------------------------------------------------------------------
+
+#: Java regular expressions for Spark's ``spark.redaction.regex`` (conf keys/values whose value is
+#: hidden in the UI, event logs and ``SparkConf`` dumps) and ``spark.redaction.string.regex`` (text
+#: replaced in SQL text, plan strings and ``explain`` output), covering what :func:`is_secret_key`
+#: and :func:`redact_text` cover. Spark applies neither to its own log4j lines.
+SPARK_REDACTION_CONF: dict[str, str] = {
+    "spark.redaction.regex": (
+        r"(?i)secret|password|passwd|passphrase|credential|token|pwd|\bsas\b|\bauth\b|\bsig\b|\bjwt\b|bearer|authorization"
+        r"|(api|access|private|account|ssl|signing|master|encryption)[._-]?key|connection[._-]?string"
+    ),
+    "spark.redaction.string.regex": (
+        r"(?i)(?<=://)[^\s/@'\"]+@"
+        r"|(password|passwd|pwd|secret|token|user_id|sig|api[._-]?key|access[._-]?key|account[._-]?key)"
+        r"\s*(=|->|:)\s*[^&;,\s)'\"]+"
+        r"|\b(AKIA|ASIA)[0-9A-Z]{16}\b"
+    ),
+}
+
+
+# ------------------------------------------------------------------------------------------------
+# the secrets themselves, for maskers that replace known values (Airflow's)
+# ------------------------------------------------------------------------------------------------
+
+
+def _secrets_in_text(text: str) -> list[str]:
+    """The parts of ``text`` that :func:`redact_text` removes or replaces, as they were."""
+    import difflib
+
+    redacted = redact_text(text)
+    if redacted == text:
+        return []
+    found: list[str] = []
+    matcher = difflib.SequenceMatcher(None, text, redacted, autojunk=False)
+    for op, i1, i2, _, _ in matcher.get_opcodes():
+        removed = text[i1:i2]
+        if op == "replace":
+            found.append(removed.strip("'\""))
+        elif op == "delete":  # userinfo "user:pw@" or Oracle "user/pw": the credential part only
+            credential = re.split(r"[:/]", removed.rstrip("@"), maxsplit=1)
+            found.append(credential[-1] if len(credential) > 1 else removed.rstrip("@"))
+    return [s for s in found if s and s != REDACTED]
+
+
+def secret_values(value: object, *, _depth: int = 0) -> list[str]:
+    """Every secret :func:`redact_mapping` / :func:`redact_text` would hide in ``value``, verbatim.
+
+    For maskers that hide known strings wherever they appear (Airflow's ``mask_secret``): values
+    of secret keys, passwords in URLs, ``password=...`` values, tokens. Never raises.
+    """
+    try:
+        if _depth > 32 or value is None:
+            return []
+        if isinstance(value, str):
+            return _secrets_in_text(value)
+        found: list[str] = []
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                if isinstance(key, str) and is_secret_key(key) and isinstance(item, (str, int, float)):
+                    found.append(str(item))
+                else:
+                    found += secret_values(item, _depth=_depth + 1)
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            for item in value:
+                found += secret_values(item, _depth=_depth + 1)
+        return list(dict.fromkeys(s for s in found if s))
+    except Exception:
+        return []

@@ -146,3 +146,38 @@ def test_bad_declarations_fail_at_dag_definition(value, error):
 
 def test_templated_declarations_are_checked_after_rendering():
     RecordingOperator(task_id="t", inputs=["{{ params.path }}"])
+
+
+def test_recorder_warnings_never_show_the_credentials_they_quote(caplog):
+    """Issue 14 item 2: canaries in declared inputs (START and COMPLETE) and in add_input."""
+    from tests.support.canary import CANARY, leaked
+
+    caplog.set_level(logging.WARNING)
+    op = RecordingOperator(
+        task_id="t",
+        inputs=[f"jdbc:postgresql://db:5432/shop?user=u&password={CANARY}"],
+        reads=[f"jdbc:mysql://u:{CANARY}@db:3306/shop", f"sc://h:15002/;token={CANARY}"],
+    )
+    op.get_openlineage_facets_on_start()
+    op.execute({})
+    lineage = op.get_openlineage_facets_on_complete(None)
+    messages = [r.getMessage() for r in caplog.records]
+    assert sum("could not record dataset" in m for m in messages) == 3, messages
+    assert "jdbc:postgresql://db:5432/shop?user=u" in " ".join(messages)
+    assert leaked(messages) == []
+    assert names(lineage.inputs) == [("sc://h:15002", "/")]  # no credential in a name
+
+
+def test_rendered_template_secrets_are_given_to_airflows_masker(monkeypatch):
+    """Issue 14 item 3: what Airflow's masker does not know by key name is masked by value."""
+    import airflow.sdk.log
+
+    from lineage_operators.mixin import mask_rendered_secrets
+
+    masked: list[str] = []
+    monkeypatch.setattr(airflow.sdk.log, "mask_secret", lambda value, name=None: masked.append(value))
+    op = RecordingOperator(task_id="t", inputs=["jdbc:postgresql://db/shop?password=PwOfTheDb9"])
+    op.template_fields = (*op.template_fields, "conf")
+    op.conf = {"spark.hadoop.fs.azure.account.key.a.dfs.core.windows.net": "AzureKey==", "plain": "x"}
+    mask_rendered_secrets(op)
+    assert sorted(masked) == ["AzureKey==", "PwOfTheDb9"]

@@ -351,3 +351,73 @@ def test_property_never_raises(text: str) -> None:
     assert isinstance(redact_text(text), str)
     assert isinstance(is_secret_key(text), bool)
     assert isinstance(redact_mapping({text: text}), dict)
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 14: Spark Connect URLs, values for Airflow's masker, Spark's own redaction settings
+# ------------------------------------------------------------------------------------------------
+
+CONNECT_URLS = [
+    f"sc://h:15002/;token={SECRET};user_id=alice",
+    f"sc://h:15002/;user_id=alice;token={SECRET};use_ssl=true",
+    f"sc://bob:{SECRET}@h:15002/;user_id=alice",
+]
+
+
+@pytest.mark.parametrize("url", CONNECT_URLS)
+def test_connect_urls_lose_token_user_id_and_userinfo(url):
+    for redacted in (
+        redact_url(url),
+        redact_text(f"[CANNOT_CONFIGURE] Spark Connect [{url}]."),
+        redact_text(url),
+    ):
+        assert SECRET not in redacted
+        assert "alice" not in redacted
+        assert "sc://h:15002" in redacted
+
+
+def test_user_id_outside_connect_urls_is_kept():
+    assert redact_text("user_id=alice") == "user_id=alice"
+
+
+@pytest.mark.parametrize(
+    ("value", "secrets"),
+    [
+        (f"jdbc:postgresql://db/x?user=u&password={SECRET}", [SECRET]),
+        (f"jdbc:mysql://u:{SECRET}@db:3306/x", [SECRET]),
+        (f"jdbc:oracle:thin:scott/{SECRET}@db:1521/x", [SECRET]),
+        (f"sc://h:1/;token={SECRET};user_id=alice7", [SECRET, "alice7"]),
+        ({"fs.azure.account.key.a.dfs.core.windows.net": SECRET, "x": "/plain/path"}, [SECRET]),
+        ([{"spark.hadoop.fs.s3a.secret.key": SECRET}, "s3a://bucket/k"], [SECRET]),
+        ({"a": 1, "b": None, "c": "/data/in"}, []),
+    ],
+)
+def test_secret_values_are_what_redaction_hides(value, secrets):
+    from lineage_operators.redaction import secret_values
+
+    assert secret_values(value) == secrets
+
+
+@pytest.mark.parametrize("key", SECRET_KEYS)
+def test_sparks_key_redaction_regex_covers_every_secret_key(key):
+    """The Java regex is plain enough for Python's re to evaluate it the same way."""
+    import re
+
+    from lineage_operators.redaction import SPARK_REDACTION_CONF
+
+    assert re.search(SPARK_REDACTION_CONF["spark.redaction.regex"], key)
+
+
+def test_sparks_string_redaction_regex_hides_urls_and_pairs():
+    import re
+
+    from lineage_operators.redaction import SPARK_REDACTION_CONF
+
+    pattern = SPARK_REDACTION_CONF["spark.redaction.string.regex"]
+    for text in (
+        f"s3a://KEY:{SECRET}@bucket/p",
+        f"jdbc:x://h/d?password={SECRET}",
+        f"sc://h/;token={SECRET}",
+    ):
+        assert SECRET not in re.sub(pattern, "*****", text), text
+    assert re.sub(pattern, "*****", "/data/in/part-0.parquet") == "/data/in/part-0.parquet"

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import inspect
-import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from airflow.providers.standard.operators.python import PythonOperator
 
+from lineage_operators._logging import get_logger
 from lineage_operators._optional import openlineage_client_available
 from lineage_operators.mixin import OpenLineageMixin
+from lineage_operators.operators.arguments import check_capture_lineage, check_master
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
     from lineage_operators.spark.capture import SparkLineageCapture
     from lineage_operators.spark.session import SessionSpec
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 SPARK_ARGUMENTS = ("spark", "sc")
 #: Values the operator injects into ``python_callable`` when its signature names them.
@@ -81,6 +83,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             raise TypeError(
                 f"config_kwargs must be a mapping of Spark conf, got {type(config_kwargs).__name__}"
             )
+        check_master(master)
+        check_capture_lineage(capture_lineage)
         if asset_alias is not None:
             from airflow.sdk import AssetAlias
 
@@ -101,20 +105,28 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         warning and never fails the task."""
 
     def execute(self, context: Any) -> Any:
+        from lineage_operators._logging import task_scope
+
         self.reset_lineage()
         self._context = context
-        result = super().execute(context)
-        from lineage_operators.assets import emit_output_assets
+        with task_scope(self._lineage_label()):
+            result = super().execute(context)
+            from lineage_operators.assets import emit_output_assets
 
-        emit_output_assets(self, context)
-        return result
+            emit_output_assets(self, context)
+            return result
 
     def execute_callable(self) -> Any:
         from lineage_operators.spark.session import open_session
 
         context = self._context
         spec = self._session_spec(context)
-        spark, owned = open_session(spec)
+        try:
+            spark, owned = open_session(spec)  # its errors may quote the Connect URL and its token
+        except Exception as error:
+            if _holds_secret(error):
+                raise _without_secrets(error) from None
+            raise
         capture = self._start_capture(spark, spec)
         try:
             if self.python_callable is _use_run_spark:
@@ -129,7 +141,11 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             self._finish_capture(capture)
             self._record_lineage_safely(spark, context)
             if owned:
-                _stop_quietly(spark)
+                if capture is not None and capture.hung:
+                    # SparkContext.stop() joins the listener bus, blocked by the hung callback
+                    threading.Thread(target=_stop_quietly, args=(spark,), daemon=True).start()
+                else:
+                    _stop_quietly(spark)
 
     def _session_spec(self, context: Any) -> SessionSpec:
         from lineage_operators.spark.session import (
@@ -138,6 +154,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             with_parent_job_information,
         )
 
+        if not self.conn_id:
+            check_master(self.master)  # templated values are known only now
         conf = {"spark.app.name": f"{self.dag_id}.{self.task_id}", **(self.config_kwargs or {})}
         spec = (
             spec_from_connection(self.conn_id, conf) if self.conn_id else spec_from_master(self.master, conf)
@@ -167,12 +185,12 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
                 self._lineage_label(),
             )
             return None
-        if not openlineage_client_available() or _openlineage_disabled():
+        if not openlineage_client_available() or not lineage_wanted(self):
             return None
         try:
             from lineage_operators.spark.capture import SparkLineageCapture
 
-            capture = SparkLineageCapture(spark)
+            capture = SparkLineageCapture(spark, drain_timeout=capture_timeout())
             capture.start()
             return capture
         except Exception as error:
@@ -212,15 +230,46 @@ def _is_connect(spark: Any) -> bool:
     return not hasattr(spark, "_jsparkSession")
 
 
-def _openlineage_disabled() -> bool:
+def capture_timeout() -> float:
+    """Seconds capture may add to a task after the job: ``[lineage_operators] capture_timeout``."""
+    from lineage_operators.spark.capture import DEFAULT_DRAIN_TIMEOUT
+
+    try:
+        from airflow.configuration import conf
+
+        value = float(conf.getfloat("lineage_operators", "capture_timeout", fallback=DEFAULT_DRAIN_TIMEOUT))
+    except Exception as error:
+        log.warning(
+            "[lineage_operators] capture_timeout is not a number, using %ss: %s", DEFAULT_DRAIN_TIMEOUT, error
+        )
+        return DEFAULT_DRAIN_TIMEOUT
+    return max(value, 0.0)
+
+
+def lineage_wanted(task: Any) -> bool:
+    """Whether the provider will report this task's datasets, decided by the provider's own
+    helpers: OpenLineage disabled, selective enable without the task opted in, the operator in
+    ``disabled_for_operators`` or an ``emission_policy`` that skips the task -> no capture."""
     try:
         from airflow.providers.openlineage.conf import is_disabled
     except ImportError:
-        return False
+        return True
     try:
-        return bool(is_disabled())
+        if is_disabled():
+            return False
+        try:
+            from airflow.providers.openlineage.utils.emission_policy import resolve_task_emission_policy
+        except ImportError:  # providers before emission policies
+            from airflow.providers.openlineage.utils.utils import (
+                is_operator_disabled,
+                is_selective_lineage_enabled,
+            )
+
+            return is_selective_lineage_enabled(task) and not is_operator_disabled(task)
+        controls = resolve_task_emission_policy(task, task.dag_id, task.task_id)
+        return bool(controls.emit and controls.extract_operator_metadata)
     except Exception:
-        return False
+        return True
 
 
 def _redacted_text(error: BaseException) -> str:

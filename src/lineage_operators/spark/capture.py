@@ -37,22 +37,24 @@ How it works:
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from lineage_operators._logging import get_logger
 from lineage_operators.model import LineageDataset
 from lineage_operators.spark._errors import describe
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 # The provider sets ``processing_engine`` (Airflow) on every task event after our facets, so the
 # Spark engine that ran the task is reported under its own key, with the same standard facet.
 SPARK_ENGINE_FACET = "spark_processingEngine"
 
-DEFAULT_DRAIN_TIMEOUT = 30.0
+#: How long capture may add to a task after the user's job ended (draining Spark's listener bus);
+#: ``[lineage_operators] capture_timeout`` (``AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT``).
+DEFAULT_DRAIN_TIMEOUT = 5.0
 START_DRAIN_TIMEOUT = 5.0
 
 
@@ -93,6 +95,8 @@ class SparkLineageCapture:
         self._naming: Any = None
         self._result: CaptureResult | None = None
         self._incomplete = False
+        #: a callback was still running when stop() gave up: the session's listener bus is blocked
+        self.hung = False
 
     @property
     def active(self) -> bool:
@@ -179,8 +183,8 @@ class SparkLineageCapture:
         ok = drain(self._spark.sparkContext._jsc, self._drain_timeout)
         if not ok:
             log.warning(
-                "lineage capture: Spark's listener bus did not empty within %.0fs; lineage may miss "
-                "the last executions",
+                "lineage capture gave up after %.1fs (capture_timeout): Spark's listener bus was still "
+                "busy; lineage has what was captured so far",
                 self._drain_timeout,
             )
         return ok
@@ -197,7 +201,12 @@ class SparkLineageCapture:
                 log.warning("lineage capture: could not unregister the query listener: %s", describe(exc))
             self._jlistener = None
         if self._listener is not None and self._gateway is not None:
-            self._listener = None
+            listener, self._listener = self._listener, None
+            if listener.in_flight:
+                # closing the callback server under a running callback makes py4j and Spark print
+                # errors: leave it running (a daemon thread) for the callback to return into
+                self.hung = True
+                return
             try:
                 lst.release_callback_server(self._gateway)
             except Exception as exc:

@@ -22,25 +22,53 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-log = logging.getLogger(__name__)
+from lineage_operators._logging import get_logger
+
+log = get_logger(__name__)
 
 Sink = Callable[[str, Any, bool], None]
 
 
 class QueryListener:
-    """Forwards Spark's query execution callbacks (listener-bus thread) to ``sink``."""
+    """Forwards Spark's query execution callbacks (listener-bus thread) to ``sink``.
+
+    A callback never raises into Spark (which would log an ERROR with a Java and a Python stack
+    trace): errors become one warning per listener. ``in_flight`` counts callbacks still running,
+    so teardown never closes the callback server under one.
+    """
 
     def __init__(self, sink: Sink) -> None:
         self._sink = sink
         self.enabled = True
+        self.in_flight = 0
+        self._count_lock = threading.Lock()
+        self._warned = False
 
     def onSuccess(self, funcName: str, qe: Any, durationNs: int) -> None:
-        if self.enabled:
-            self._sink(str(funcName), qe, True)
+        self._deliver(funcName, qe, True)
 
     def onFailure(self, funcName: str, qe: Any, exception: Any) -> None:
-        if self.enabled:
-            self._sink(str(funcName), qe, False)
+        self._deliver(funcName, qe, False)
+
+    def _deliver(self, func_name: Any, qe: Any, succeeded: bool) -> None:
+        if not self.enabled:
+            return
+        with self._count_lock:
+            self.in_flight += 1
+        try:
+            self._sink(str(func_name), qe, succeeded)
+        except BaseException as exc:  # nothing may reach Spark's listener bus
+            if not self._warned:
+                self._warned = True
+                from lineage_operators.spark._errors import describe
+
+                log.warning(
+                    "lineage capture: a Spark query callback failed, lineage may be incomplete: %s",
+                    describe(exc),
+                )
+        finally:
+            with self._count_lock:
+                self.in_flight -= 1
 
     # called by the JVM when listeners are removed or hashed
     def equals(self, other: Any) -> bool:

@@ -35,13 +35,14 @@ Node coverage (class -> what is read):
 
 from __future__ import annotations
 
-import logging
 import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
+from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.jvm import (
     CTSEP,
@@ -54,7 +55,7 @@ from lineage_operators.spark.jvm import (
     split_records,
 )
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 # --------------------------------------------------------------------------------------------
 # plain facts
@@ -550,7 +551,14 @@ def _parse_ct(text: str | None) -> tuple[TableRef | None, str | None, str | None
     table_name = _at(values, 1)
     if not table_name:
         return None, None, None, None
-    return TableRef(_at(values, 0), table_name), _at(values, 2), _at(values, 3), _at(values, 4)
+    location = uri_to_path(_at(values, 2))
+    return TableRef(_at(values, 0), table_name), location, _at(values, 3), _at(values, 4)
+
+
+def uri_to_path(uri: str | None) -> str | None:
+    """A ``java.net.URI`` string (``file:/a%20b``) as the Hadoop ``Path`` string Spark writes to
+    (``file:/a b``): decoded exactly once. ``Path`` strings are used as they are."""
+    return unquote(uri) if uri else uri
 
 
 def _parent(uri: str) -> str:
@@ -918,7 +926,7 @@ class PlanReader:
             overwrite, schema = (f(2), f(3)) if cls == INSERT_DS_DIR else (f(1), f(2))
             return [
                 RelationFacts(
-                    location=f(0),
+                    location=uri_to_path(f(0)),
                     schema_text=schema,
                     lifecycle="OVERWRITE" if _bool(overwrite) else None,
                     file_format=f(1) if cls == INSERT_DS_DIR else None,
@@ -1009,7 +1017,8 @@ class PlanReader:
         if table.catalog not in (None, _SESSION_CATALOG):
             return None
         try:
-            return str(self._session_catalog().defaultTablePath(self._table_identifier(table)).toString())
+            uri = self._session_catalog().defaultTablePath(self._table_identifier(table)).toString()
+            return uri_to_path(str(uri))
         except Exception as exc:
             log.debug("lineage capture: no default location for %s: %s", table.table, describe(exc))
             return None

@@ -11,15 +11,16 @@ output statistics = summed over the writes, input statistics over the scans.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lineage_operators._logging import get_logger
 from lineage_operators.model import DatasetName, LineageDataset
+from lineage_operators.spark._errors import describe
 from lineage_operators.spark.plan import ExecutionFacts, RelationFacts
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 _SESSION_CATALOG = "spark_catalog"
 
@@ -90,6 +91,9 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
     except ValueError as exc:
         log.info("lineage capture: cannot name a dataset: %s", _redact(str(exc)))
         return
+    except Exception as exc:
+        log.warning("lineage capture: cannot name a dataset: %s", describe(exc))
+        return
     symlink = _symlink(rel, ctx) if names else None
     single = len(names) == 1
     for name in names:
@@ -114,6 +118,15 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
             acc.files = add_counts(acc.files, rel.files)
 
 
+def _accumulate_safely(
+    accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingContext, output: bool
+) -> None:
+    try:
+        _accumulate(accs, rel, ctx, output)
+    except Exception as exc:
+        log.warning("lineage capture: dropped a relation of the plan: %s", describe(exc))
+
+
 def _redact(text: str) -> str:
     try:
         from lineage_operators.redaction import redact_text
@@ -123,38 +136,62 @@ def _redact(text: str) -> str:
         return "<unprintable>"
 
 
+def _facet(acc: _Acc, name: str, build: Callable[[], Any]) -> Any:
+    """One facet; an error loses that facet only, with a warning."""
+    try:
+        return build()
+    except Exception as exc:
+        log.warning("lineage capture: dropped the %s facet of %s: %s", name, acc.name.name, describe(exc))
+        return None
+
+
 def _dataset(acc: _Acc, output: bool) -> LineageDataset:
     from lineage_operators import facets as f
 
-    facets: dict[str, Any] = {}
-    schema = None
-    if acc.schema_text:
+    def schema() -> Any:
         try:
-            schema = f.schema_facet(acc.schema_text)
+            return f.schema_facet(acc.schema_text) if acc.schema_text else None
         except ValueError:
             log.debug("lineage capture: unreadable schema for %s", acc.name.name)
-    if schema is not None:
-        facets["schema"] = schema
-    facets["dataSource"] = f.datasource_facet(acc.name.namespace)
-    symlinks = f.symlinks_facet(acc.symlinks)
-    if symlinks is not None:
-        facets["symlinks"] = symlinks
-    storage = f.storage_facet(acc.provider, acc.file_format)
-    if storage is not None:
-        facets["storage"] = storage
-    dataset = LineageDataset(acc.name.namespace, acc.name.name, facets)
+            return None
+
+    built: dict[str, Any] = {
+        "schema": _facet(acc, "schema", schema),
+        "dataSource": _facet(acc, "dataSource", lambda: f.datasource_facet(acc.name.namespace)),
+        "symlinks": _facet(acc, "symlinks", lambda: f.symlinks_facet(acc.symlinks)),
+        "storage": _facet(acc, "storage", lambda: f.storage_facet(acc.provider, acc.file_format)),
+    }
+    dataset = LineageDataset(
+        acc.name.namespace, acc.name.name, {k: v for k, v in built.items() if v is not None}
+    )
     if output:
-        lifecycle = f.lifecycle_facet(acc.lifecycle, acc.previous)
+        lifecycle = _facet(
+            acc, "lifecycleStateChange", lambda: f.lifecycle_facet(acc.lifecycle, acc.previous)
+        )
         if lifecycle is not None:
             dataset.facets["lifecycleStateChange"] = lifecycle
-        stats = f.output_statistics_facet(acc.rows, acc.size, acc.files) if acc.has_stats else None
-        if stats is not None:
-            dataset.output_facets["outputStatistics"] = stats
+        if acc.has_stats:
+            stats = _facet(
+                acc, "outputStatistics", lambda: f.output_statistics_facet(acc.rows, acc.size, acc.files)
+            )
+            if stats is not None:
+                dataset.output_facets["outputStatistics"] = stats
     elif acc.has_stats:
-        read = f.input_statistics_facet(acc.rows, acc.size, acc.files)
+        read = _facet(acc, "inputStatistics", lambda: f.input_statistics_facet(acc.rows, acc.size, acc.files))
         if read is not None:
             dataset.input_facets["inputStatistics"] = read
     return dataset
+
+
+def _datasets(accs: dict[DatasetName, _Acc], output: bool) -> list[LineageDataset]:
+    """Every dataset; one that cannot be built at all is dropped alone, with a warning."""
+    built: list[LineageDataset] = []
+    for _, acc in sorted(accs.items()):
+        try:
+            built.append(_dataset(acc, output))
+        except Exception as exc:
+            log.warning("lineage capture: dropped dataset %s: %s", acc.name.name, describe(exc))
+    return built
 
 
 def resolve(
@@ -166,15 +203,11 @@ def resolve(
     statements: list[str] = []
     for execution in executions:
         for rel in execution.inputs:
-            _accumulate(inputs, rel, ctx, output=False)
+            _accumulate_safely(inputs, rel, ctx, output=False)
         for rel in execution.outputs:
-            _accumulate(outputs, rel, ctx, output=True)
+            _accumulate_safely(outputs, rel, ctx, output=True)
         if execution.sql:
             statement = _redact(execution.sql)
             if statement not in statements:
                 statements.append(statement)
-    return (
-        [_dataset(acc, False) for _, acc in sorted(inputs.items())],
-        [_dataset(acc, True) for _, acc in sorted(outputs.items())],
-        statements,
-    )
+    return _datasets(inputs, False), _datasets(outputs, True), statements

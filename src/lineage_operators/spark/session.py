@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import logging
 import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from lineage_operators._logging import get_logger
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 DEFAULT_MASTER = "local[*]"
 PARENT_JOB_PREFIX = "spark.openlineage.parent"
@@ -43,8 +44,12 @@ def spec_from_connection(conn_id: str, conf: Mapping[str, Any] | None = None) ->
     """Read an Airflow ``spark`` or ``spark_connect`` connection as Airflow's Spark provider does."""
     from airflow.sdk import BaseHook
 
+    from lineage_operators.operators.arguments import check_connection
+
     connection = BaseHook.get_connection(conn_id)
     host = connection.host or ""
+    master = f"{host}:{connection.port}" if host and connection.port else host
+    check_connection(conn_id, connection.conn_type, master, connection.extra_dejson)
     if connection.conn_type == "spark_connect":
         url = host if host.startswith("sc://") else f"sc://{host}"
         if connection.port:
@@ -60,9 +65,6 @@ def spec_from_connection(conn_id: str, conf: Mapping[str, Any] | None = None) ->
         if params:
             url = f"{url}/;{';'.join(params)}"
         return spec_from_master(url, conf)
-    master = host
-    if connection.port:
-        master = f"{master}:{connection.port}"
     extra_conf = dict((connection.extra_dejson or {}).get("spark_conf", {}) or {})
     return spec_from_master(master or DEFAULT_MASTER, {**extra_conf, **(conf or {})})
 
@@ -131,13 +133,21 @@ def open_session(spec: SessionSpec) -> tuple[SparkSession, bool]:
             return active, False
         ensure_java()
     builder = SparkSession.builder
+    conf = spec.conf if spec.is_connect else with_spark_redaction(spec.conf)
     if spec.remote is not None:
         builder = builder.remote(spec.remote)
     elif spec.master:
         builder = builder.master(spec.master)
-    for key, value in spec.conf.items():
+    for key, value in conf.items():
         builder = builder.config(key, value)
     return builder.getOrCreate(), True
+
+
+def with_spark_redaction(conf: Mapping[str, str]) -> dict[str, str]:
+    """Spark's redaction settings covering this library's rules, unless the user set them."""
+    from lineage_operators.redaction import SPARK_REDACTION_CONF
+
+    return {**SPARK_REDACTION_CONF, **conf}
 
 
 def _set_runtime_conf(spark: SparkSession, key: str, value: str) -> None:

@@ -340,6 +340,7 @@ def format_mismatches(mismatches: Sequence[Mismatch], *, header: str = "", actua
             "  no OpenLineage event was captured at all: is the provider enabled and the transport set?"
         )
     lines.extend("  " + mm.format().replace("\n", "\n  ") for mm in mismatches)
+    lines.append("  lineage change per job: `lineage-operators diff EXPECTED ACTUAL` (golden file or events)")
     return "\n".join(lines)
 
 

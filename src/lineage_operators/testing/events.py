@@ -11,13 +11,22 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from lineage_operators.testing.matchers import parse_iso_datetime
 
-__all__ = ["Events", "event_key", "group_events", "load_events", "read_event_file"]
+__all__ = [
+    "MAX_EVENT_BYTES",
+    "Events",
+    "event_files",
+    "event_key",
+    "group_events",
+    "load_events",
+    "read_event_file",
+    "stream_event_file",
+]
 
 Event = dict[str, Any]
 Events = dict[str, list[Event]]
@@ -103,6 +112,94 @@ def read_event_file(path: str | os.PathLike[str]) -> list[Event]:
                 raise ValueError(f"{origin}: expected JSON objects (events), found {type(item).__name__}")
             events.append(item)
     return events
+
+
+MAX_EVENT_BYTES = 64 * 1024 * 1024
+"""Largest single event :func:`stream_event_file` reads; larger ones are skipped, not loaded."""
+
+SkipReporter = Callable[[str, str], None]
+"""Called with (reason, where) for every value a streaming read skips."""
+
+_CHUNK = 1024 * 1024
+
+
+def _size(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit % (1024 * 1024) == 0 else f"{limit} characters"
+
+
+def _skip_rest_of_line(stream: Any) -> None:
+    while True:
+        chunk = stream.readline(_CHUNK)
+        if not chunk or chunk.endswith("\n"):
+            return
+
+
+def _pretty_block(stream: Any, first: str, max_bytes: int) -> tuple[str | None, int]:
+    """Lines of one pretty-printed value opened by ``first`` (``{`` or ``[`` alone on a line), up to
+    the closing bracket at column 0; ``None`` when it exceeds ``max_bytes`` (the rest is consumed)."""
+    parts, size, lines = [first], len(first), 0
+    closing = "}" if first.strip() == "{" else "]"
+    while True:
+        line = stream.readline(_CHUNK)
+        if not line:
+            break
+        lines += 1
+        if size <= max_bytes:
+            parts.append(line)
+            size += len(line)
+        if line.rstrip() == closing:
+            break
+    return ("".join(parts) if size <= max_bytes else None), lines
+
+
+def stream_event_file(
+    path: str | os.PathLike[str], on_skip: SkipReporter, *, max_event_bytes: int = MAX_EVENT_BYTES
+) -> Iterator[Event]:
+    """The events in one file, read a line at a time so memory stays bounded by one event.
+
+    Unlike :func:`read_event_file` it never raises on bad content: malformed JSON, values that
+    are not objects and events over ``max_event_bytes`` are reported to ``on_skip`` and skipped.
+    Reads JSON lines, pretty-printed objects (debug mode, closing bracket at column 0) and arrays.
+    """
+    origin = os.fspath(path)
+    with open(path, encoding="utf-8", errors="replace") as stream:
+        number = 0
+        while True:
+            line = stream.readline(max_event_bytes + 1)
+            if not line:
+                return
+            number += 1
+            where = f"{origin}:{number}"
+            too_large = f"event larger than {_size(max_event_bytes)} (not loaded)"
+            if len(line) > max_event_bytes and not line.endswith("\n"):
+                _skip_rest_of_line(stream)
+                on_skip(too_large, where)
+                continue
+            text = line.strip()
+            if not text:
+                continue
+            if text in ("{", "["):
+                block, consumed = _pretty_block(stream, line, max_event_bytes)
+                number += consumed
+                if block is None:
+                    on_skip(too_large, where)
+                    continue
+                text = block
+            try:
+                value = json.loads(text)
+            except ValueError:
+                on_skip("malformed JSON", where)
+                continue
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, dict):
+                    yield item
+                else:
+                    on_skip("not a JSON object", where)
+
+
+def event_files(source: str | os.PathLike[str]) -> list[Path]:
+    """The event files FileTransport output at ``source`` consists of (see :func:`load_events`)."""
+    return _event_files(Path(source))
 
 
 def _event_files(source: Path) -> list[Path]:

@@ -1,0 +1,97 @@
+"""One DAG run (real Airflow ``dag.test()``, the real provider emitting over HTTP) in a fresh
+process, with the lineage backend ``up`` (a local server answering 200), ``closed`` (nothing
+listens on the port) or ``hanging`` (accepts, never answers). Prints one JSON line.
+
+The transport and the provider use the README's recommended settings
+(:data:`RECOMMENDED`), which is what the figure is about.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+RESULT_PREFIX = "TRANSPORT_RESULT "
+#: README, "When the lineage backend is down".
+EXECUTION_TIMEOUT = "3"
+TRANSPORT_TIMEOUT = 1.0
+RETRY = {"total": 1, "backoff_factor": 0}
+
+
+class _Ok(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@contextmanager
+def backend(state: str) -> Iterator[str]:
+    """A URL on 127.0.0.1 (free port) that is up, closed or hanging."""
+    if state == "up":
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Ok)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}"
+        finally:
+            server.shutdown()
+            server.server_close()
+        return
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    if state == "closed":
+        sock.close()
+        yield f"http://127.0.0.1:{port}"
+        return
+    sock.listen(64)  # hanging: connections queue in the backlog, nothing is ever read or answered
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        sock.close()
+
+
+def main(state: str) -> None:
+    from lineage_operators.testing import runner
+
+    runner.configure_airflow_env()
+    os.environ["AIRFLOW__OPENLINEAGE__EXECUTION_TIMEOUT"] = EXECUTION_TIMEOUT
+    os.environ["LINEAGE_BENCH_OUTPUT"] = tempfile.mkdtemp(prefix="lineage-bench-transport-")
+    runner.ensure_airflow_db()
+    from benchmarks.transport_dag import dag
+
+    with backend(state) as url:
+        transport = {"type": "http", "url": url, "timeout": TRANSPORT_TIMEOUT, "retry": RETRY}
+
+        def http_transport(events_path: Any, namespace: str | None = None) -> dict[str, str | None]:
+            return {
+                "AIRFLOW__OPENLINEAGE__TRANSPORT": json.dumps(transport),
+                "AIRFLOW__OPENLINEAGE__CONFIG_PATH": "",
+                "AIRFLOW__OPENLINEAGE__CONFIG_CONN_ID": "",
+            }
+
+        with mock.patch.object(runner, "transport_env", http_transport):
+            started = time.perf_counter()
+            result = runner.run_dag(dag, events_path=Path(tempfile.mkdtemp()) / "unused.jsonl")
+            seconds = time.perf_counter() - started
+    report = {"state": state, "seconds": seconds, "dag_state": result.state}
+    print(RESULT_PREFIX + json.dumps(report), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

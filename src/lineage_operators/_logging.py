@@ -1,0 +1,97 @@
+"""Every log line of this library is redacted and names the task it belongs to.
+
+Modules get their logger from :func:`get_logger`: it carries a filter that formats the record,
+runs the text (and a traceback, if any) through :func:`lineage_operators.redaction.redact_text`
+and prefixes ``Task <dag_id>.<task_id>:`` while a task runs (:func:`task_scope`). Doing it in one
+filter means no call site can forget: arguments that hold a password, an exception message that
+quotes a JDBC URL, a Spark Connect URL with its token, all are redacted before any handler sees
+them.
+
+The current task is process-wide, not thread-local, on purpose: Spark calls the capture back on
+its listener-bus thread, and an Airflow task runs in a process of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import traceback
+from collections.abc import Iterator
+
+__all__ = ["RedactingFilter", "current_task", "get_logger", "task_scope"]
+
+_LABEL = "\x00task\x00"
+_task_lock = threading.Lock()
+_task_labels: list[str] = []
+
+
+def current_task() -> str | None:
+    """The ``<dag_id>.<task_id>`` of the innermost running task scope, if any."""
+    with _task_lock:
+        return _task_labels[-1] if _task_labels else None
+
+
+@contextlib.contextmanager
+def task_scope(label: str) -> Iterator[None]:
+    """Log lines of this library name ``label`` while the block runs."""
+    with _task_lock:
+        _task_labels.append(label)
+    try:
+        yield
+    finally:
+        with _task_lock:
+            if label in _task_labels:
+                # remove the innermost occurrence of this label
+                del _task_labels[len(_task_labels) - 1 - _task_labels[::-1].index(label)]
+
+
+def _redact(text: str) -> str:
+    try:
+        from lineage_operators.redaction import redact_text
+
+        return redact_text(text)
+    except Exception:
+        return "<unprintable>"
+
+
+class RedactingFilter(logging.Filter):
+    """Redacts a record in place and names the running task; never drops a record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "_lineage_redacted", False):
+            return True
+        try:
+            message = record.getMessage()
+        except Exception:
+            message = str(record.msg)
+        if record.exc_info and record.exc_info[1] is not None:
+            message += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
+            record.exc_info = None
+            record.exc_text = None
+        elif record.exc_text:
+            message += "\n" + record.exc_text
+            record.exc_text = None
+        label = current_task()
+        if label:
+            # the task's name is no secret, but "secrets_dag.load: value" reads as a key/value pair
+            message = _redact(message.replace(label, _LABEL)).replace(_LABEL, label)
+            if label not in message:
+                message = f"Task {label}: {message}"
+        else:
+            message = _redact(message)
+        record.msg = message
+        record.args = None
+        record._lineage_redacted = True
+        return True
+
+
+_FILTER = RedactingFilter()
+
+
+def get_logger(name: str) -> logging.Logger:
+    """The module's logger, with the library's redacting filter attached (once)."""
+    logger = logging.getLogger(name)
+    if _FILTER not in logger.filters:
+        logger.addFilter(_FILTER)
+    return logger
