@@ -33,6 +33,7 @@ from benchmarks import (  # noqa: E402
     large_plans,
     memory,
     parse_cost,
+    plugin_overhead,
     profiling,
     results,
     task_overhead,
@@ -52,6 +53,7 @@ BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "parse": parse_cost.run,
     "memory": memory.run,
     "transport_down": transport_down.run,
+    "plugin": plugin_overhead.run,
 }
 
 

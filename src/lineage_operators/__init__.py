@@ -12,6 +12,7 @@ from lineage_operators._lazy import lazy_exports
 from lineage_operators._version import __version__
 
 if TYPE_CHECKING:
+    from lineage_operators.decorators.pyspark import lineage_pyspark_task
     from lineage_operators.mixin import OpenLineageMixin
     from lineage_operators.model import DatasetName, LineageDataset
     from lineage_operators.operators.pyspark import LineageAwarePySparkOperator, SparkJobError
@@ -24,6 +25,7 @@ _EXPORTS = {
     "LineageRecorder": "lineage_operators.recorder",
     "LineageDataset": "lineage_operators.model",
     "DatasetName": "lineage_operators.model",
+    "lineage_pyspark_task": "lineage_operators.decorators.pyspark",
 }
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "OpenLineageMixin",
     "SparkJobError",
     "__version__",
+    "lineage_pyspark_task",
 ]
 
 

@@ -53,7 +53,16 @@ def test_importtime_confirms_no_heavy_module():
     assert [m for m in imported if m.startswith(HEAVY_PREFIXES)] == []
 
 
-@pytest.mark.parametrize("dag_file", ["example_dags/file_pipeline.py"])
+def test_the_capture_plugin_and_provider_info_load_nothing_heavy():
+    assert heavy_modules("import lineage_operators.plugin, lineage_operators.provider_info") <= heavy_modules(
+        "from airflow.providers.standard.operators.python import PythonOperator"
+    )
+    assert not [
+        m for m in heavy_modules("import lineage_operators.plugin") if m.startswith(("pyspark", "py4j"))
+    ]
+
+
+@pytest.mark.parametrize("dag_file", ["example_dags/file_pipeline.py", "tests/unit/dags/decorator_dag.py"])
 def test_parsing_a_dag_loads_no_more_than_a_plain_python_operator_dag(dag_file):
     baseline = parse("tests/unit/dags/plain_python_dag.py")
     with_operator = parse(dag_file)

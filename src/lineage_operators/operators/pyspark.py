@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 SPARK_ARGUMENTS = ("spark", "sc")
+#: Values the operator injects into ``python_callable`` when its signature names them.
+INJECTED_ARGUMENTS = (*SPARK_ARGUMENTS, "lineage")
 
 
 def _use_run_spark() -> None:
@@ -37,7 +39,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     """Run PySpark code and report, through OpenLineage, every dataset it read and wrote.
 
     A drop-in for Airflow's ``PySparkOperator``: ``python_callable`` receives ``spark`` (and ``sc``)
-    when its signature asks for them, plus ``op_args`` / ``op_kwargs`` and context values.
+    when its signature asks for them, plus ``op_args`` / ``op_kwargs`` and context values, and
+    ``lineage`` (the task's :class:`LineageRecorder`) to add what Spark cannot see.
     Internal operators subclass it and override :meth:`run_spark` instead of passing a callable.
 
     :param conn_id: an Airflow ``spark`` (master URL in host/port) or ``spark_connect`` connection.
@@ -45,6 +48,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     :param config_kwargs: Spark conf for the session this operator creates.
     :param capture_lineage: read the Spark plans of every execution to find datasets (default on).
     :param inputs: / :param outputs: datasets known before the run (paths or URIs), templated.
+    :param asset_alias: name of an Airflow ``AssetAlias`` added to ``outlets``. On success, every
+        dataset written becomes an asset event on each ``AssetAlias`` outlet (see ``assets.py``).
 
     After (and during) ``execute``, ``resolved_inputs`` / ``resolved_outputs`` list the datasets
     the job touched, named as the OpenLineage Spark integration names them.
@@ -61,6 +66,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         master: str | None = None,
         config_kwargs: Mapping[str, Any] | None = None,
         capture_lineage: bool = True,
+        asset_alias: str | None = None,
         op_args: Sequence[Any] | None = None,
         op_kwargs: Mapping[str, Any] | None = None,
         **kwargs: Any,
@@ -79,6 +85,10 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             )
         check_master(master)
         check_capture_lineage(capture_lineage)
+        if asset_alias is not None:
+            from airflow.sdk import AssetAlias
+
+            kwargs["outlets"] = [*_as_outlets(kwargs.get("outlets")), AssetAlias(asset_alias)]
         super().__init__(python_callable=python_callable, op_args=op_args, op_kwargs=op_kwargs, **kwargs)
         self.conn_id = conn_id
         self.master = master
@@ -100,7 +110,11 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         self.reset_lineage()
         self._context = context
         with task_scope(self._lineage_label()):
-            return super().execute(context)
+            result = super().execute(context)
+            from lineage_operators.assets import emit_output_assets
+
+            emit_output_assets(self, context)
+            return result
 
     def execute_callable(self) -> Any:
         from lineage_operators.spark.session import open_session
@@ -157,6 +171,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             values["spark"] = spark
         if (takes_any or "sc" in parameters) and not _is_connect(spark):
             values["sc"] = spark.sparkContext
+        if takes_any or "lineage" in parameters:
+            values["lineage"] = self.lineage
         return values
 
     def _start_capture(self, spark: SparkSession, spec: SessionSpec) -> SparkLineageCapture | None:
@@ -202,6 +218,12 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
                 self.lineage.add_job_facet(name, facet)
         except Exception as error:
             log.warning("Task %s: lineage capture failed: %s", self._lineage_label(), _redacted_text(error))
+
+
+def _as_outlets(outlets: Any) -> list[Any]:
+    if outlets is None:
+        return []
+    return list(outlets) if isinstance(outlets, (list, tuple)) else [outlets]
 
 
 def _is_connect(spark: Any) -> bool:

@@ -167,7 +167,9 @@ class SparkLineageCapture:
             return self._result
         complete = True
         try:
-            complete = self._drain()
+            # A task may stop its own session first: SparkContext.stop() has then already
+            # delivered every queued event, and there is no bus left to drain.
+            complete = True if _context_stopped(self._spark) else self._drain()
         except Exception as exc:
             complete = False
             log.warning("lineage capture: draining the listener bus failed: %s", describe(exc))
@@ -382,6 +384,13 @@ def _subset_limit(spark: Any) -> int:
             DEFAULT_SUBSET_MAX_LOCATIONS,
         )
         return DEFAULT_SUBSET_MAX_LOCATIONS
+
+
+def _context_stopped(spark: Any) -> bool:
+    try:
+        return spark.sparkContext._jsc is None
+    except Exception:
+        return True
 
 
 __all__ = ["SUBSET_MAX_LOCATIONS_CONF", "CaptureResult", "SparkLineageCapture"]

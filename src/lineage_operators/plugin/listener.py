@@ -1,0 +1,68 @@
+"""Listener hooks, in the task's process: arm capture before ``execute``, finish it after.
+
+The finishing hooks run ``tryfirst`` so that capture is complete before the OpenLineage
+provider's own hooks fork the child that calls extractors. For tasks that are not configured the
+hooks cost one set look-up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+from lineage_operators._logging import get_logger
+from lineage_operators.plugin import settings, store
+
+log = get_logger(__name__)
+
+#: Airflow's listener hooks are pluggy hooks of the project "airflow" (``airflow.listeners.hookimpl``).
+hookimpl = pluggy.HookimplMarker("airflow")
+
+
+class TaskCaptureListener:
+    """Registered by :class:`~lineage_operators.plugin.LineageCapturePlugin`."""
+
+    @hookimpl
+    def on_task_instance_running(self, previous_state: Any, task_instance: Any) -> None:
+        try:
+            if _task_type(task_instance) not in settings.configured_operators():
+                return
+            from lineage_operators.spark import auto_capture
+
+            auto_capture.arm(_label(task_instance))
+        except Exception as error:
+            log.warning("Task %s: Spark lineage capture not armed: %s", _label(task_instance), error)
+
+    @hookimpl(tryfirst=True)
+    def on_task_instance_success(self, previous_state: Any, task_instance: Any) -> None:
+        _finish(task_instance)
+
+    @hookimpl(tryfirst=True)
+    def on_task_instance_failed(self, previous_state: Any, task_instance: Any, error: Any = None) -> None:
+        _finish(task_instance)
+
+
+def _finish(task_instance: Any) -> None:
+    from lineage_operators.spark import auto_capture
+
+    if not auto_capture.is_armed():
+        return
+    try:
+        result = auto_capture.finish()
+        store.put(task_instance, result)
+        if result is not None:
+            from lineage_operators.hook_lineage import report_to_hook_lineage
+
+            report_to_hook_lineage(result, getattr(task_instance, "task", None), _label(task_instance))
+    except Exception as error:
+        log.warning("Task %s: Spark lineage capture failed: %s", _label(task_instance), error)
+
+
+def _task_type(task_instance: Any) -> str | None:
+    task = getattr(task_instance, "task", None)
+    return getattr(task, "task_type", None) or (type(task).__name__ if task is not None else None)
+
+
+def _label(task_instance: Any) -> str:
+    return f"{getattr(task_instance, 'dag_id', '?')}.{getattr(task_instance, 'task_id', '?')}"

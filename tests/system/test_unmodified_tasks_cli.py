@@ -1,0 +1,119 @@
+"""``airflow dags test`` in a subprocess, as a user runs it: tasks in their own task-runner
+process, only configuration added, the real provider forking its extractor child."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.system.conftest import dataset_ids, final_event
+
+from lineage_operators.testing import load_events, validate_events
+from lineage_operators.testing.runner import HOME_MARKER_ENV_VAR, transport_env
+
+DAGS = Path(__file__).parent / "dags"
+EXTRACTOR = "lineage_operators.extractor.SparkCaptureExtractor"
+
+
+def _airflow(python: Path, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(python.parent / "airflow"), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+def airflow_dags_test(
+    python: Path, dag_id: str, tmp_path: Path, base_dir: Path, *, harness: bool = False
+) -> dict[str, Any]:
+    """``airflow db migrate`` + ``airflow dags test`` (or, with ``harness``, the harness's ``run_dag``,
+    i.e. ``dag.test()``) in ``python``'s environment, only configuration added; the events."""
+    home, dags = tmp_path / "home", tmp_path / "dags"
+    dags.mkdir(parents=True)
+    for name in ("unmodified_tasks.py", f"{dag_id}.py"):
+        if not (dags / name).exists():
+            (dags / name).symlink_to(DAGS / name)
+    events_path = tmp_path / "events.jsonl"
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AIRFLOW")}
+    env.pop(HOME_MARKER_ENV_VAR, None)
+    env.update(
+        {
+            "AIRFLOW_HOME": str(home),
+            "AIRFLOW__CORE__DAGS_FOLDER": str(dags),
+            "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}",
+            "AIRFLOW__OPENLINEAGE__EXTRACTORS": EXTRACTOR,
+            "LINEAGE_EXAMPLE_BASE_DIR": str(base_dir),
+        }
+    )
+    env.update({k: v for k, v in transport_env(events_path).items() if v is not None})
+
+    migrated = _airflow(python, ["db", "migrate"], env)
+    assert migrated.returncode == 0, migrated.stderr[-3000:]
+    if harness:
+        ran = subprocess.run(
+            [str(python), str(Path(__file__).parent / "run_dag_test_in_env.py"), dag_id, str(events_path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+        assert "DAG_STATE success" in ran.stdout, ran.stdout[-3000:] + ran.stderr[-3000:]
+    else:
+        ran = _airflow(python, ["dags", "test", dag_id, "2026-01-01"], env)
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    (tmp_path / "airflow-dags-test.log").write_text(ran.stdout + ran.stderr)  # for a failing assert below
+    events = load_events(events_path)
+    validate_events(events)
+    return events
+
+
+def assert_same_lineage_as_the_operator(
+    events: dict[str, Any], dag_id: str, task_ids: list[str], base_dir: Path
+):
+    ours = final_event(events, dag_id, "lineage_operator")
+    assert dataset_ids(ours["outputs"]) == [
+        ("file", f"{base_dir}/marts/customer_totals"),
+        ("file", f"{base_dir}/raw/orders"),
+    ]
+    for task_id in task_ids:
+        event = final_event(events, dag_id, task_id)
+        assert event["outputs"] == ours["outputs"], task_id
+        assert event["inputs"] == ours["inputs"], task_id
+        assert event["job"]["facets"].get("sql") == ours["job"]["facets"].get("sql"), task_id
+        assert (
+            event["run"]["facets"]["spark_processingEngine"]
+            == ours["run"]["facets"]["spark_processingEngine"]
+        )
+
+
+def test_airflow_dags_test_reports_spark_lineage_of_unmodified_tasks(tmp_path: Path, base_dir: Path):
+    events = airflow_dags_test(Path(sys.executable), "unmodified_tasks", tmp_path, base_dir)
+    assert_same_lineage_as_the_operator(events, "unmodified_tasks", ["python_operator", "taskflow"], base_dir)
+    assert "sourceCode" in final_event(events, "unmodified_tasks", "python_operator")["job"]["facets"]
+
+
+@pytest.mark.parametrize("harness", [False, True], ids=["airflow_dags_test", "dag_test"])
+def test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider(
+    tmp_path: Path, base_dir: Path, harness: bool
+):
+    """``@task.pyspark`` needs apache-airflow-providers-apache-spark, whose ``pyspark-client``
+    dependency overwrites pyspark: it runs in its own environment (``make spark-provider-env``)."""
+    python = os.environ.get("LINEAGE_SPARK_PROVIDER_PYTHON")
+    if not python:
+        pytest.fail(
+            "LINEAGE_SPARK_PROVIDER_PYTHON is not set: run the suite with `make test`, which builds the "
+            "environment with Airflow's Spark provider"
+        )
+    events = airflow_dags_test(Path(python), "unmodified_pyspark", tmp_path, base_dir, harness=harness)
+    assert_same_lineage_as_the_operator(events, "unmodified_pyspark", ["provider_pyspark"], base_dir)
+    event = final_event(events, "unmodified_pyspark", "provider_pyspark")
+    assert "unknownSourceAttribute" not in event["run"]["facets"]
