@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.connect_server import connect_server  # noqa: F401  (fixture)
 
 pytest.importorskip("pyspark")
 
@@ -39,6 +40,20 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield session
     finally:
         _stop_sessions()
+
+
+@pytest.fixture(scope="session")
+def connect_spark(connect_server: Any) -> Iterator[Any]:
+    """A Spark Connect session on the test server (built with the Connect builder, so the
+    process-wide ``SPARK_CONNECT_MODE_ENABLED`` switch of ``SparkSession.builder.remote`` stays off
+    for the classic session the other tests share)."""
+    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+
+    session = RemoteSparkSession.builder.remote(connect_server.url).create()
+    try:
+        yield session
+    finally:
+        session.stop()
 
 
 def _stop_sessions() -> None:

@@ -1,0 +1,28 @@
+"""Pick the capture that fits a session: py4j listener (classic) or gRPC interceptor (Spark Connect)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lineage_operators.spark.capture import SparkLineageCapture
+    from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
+
+
+def is_connect_session(spark: Any) -> bool:
+    """A Spark Connect session (``pyspark.sql.connect.session.SparkSession``), without importing it."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def new_capture(spark: Any) -> SparkLineageCapture | SparkConnectLineageCapture:
+    """A not yet started capture for ``spark``; both kinds share start/snapshot/stop and the result."""
+    if is_connect_session(spark):
+        from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
+
+        return SparkConnectLineageCapture(spark)
+    from lineage_operators.spark.capture import SparkLineageCapture
+
+    return SparkLineageCapture(spark)
+
+
+__all__ = ["is_connect_session", "new_capture"]
