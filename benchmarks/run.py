@@ -29,7 +29,15 @@ from benchmarks.environment import configure_process_environment
 
 configure_process_environment()
 
-from benchmarks import large_plans, memory, parse_cost, profiling, results, task_overhead  # noqa: E402
+from benchmarks import (  # noqa: E402
+    connect_overhead,
+    large_plans,
+    memory,
+    parse_cost,
+    profiling,
+    results,
+    task_overhead,
+)
 from benchmarks.alternation import progress  # noqa: E402
 from benchmarks.environment import machine_description, versions_description  # noqa: E402
 from benchmarks.figures import Figure  # noqa: E402
@@ -37,12 +45,13 @@ from benchmarks.probe import capture_available  # noqa: E402
 from benchmarks.settings import Settings  # noqa: E402
 
 # Benchmarks that run Spark in this process; the others start child processes.
-IN_PROCESS = ("task_overhead", "large_plans")
+IN_PROCESS = ("task_overhead", "large_plans", "connect_overhead")
 BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "task_overhead": task_overhead.run,
     "large_plans": large_plans.run,
     "parse": parse_cost.run,
     "memory": memory.run,
+    "connect_overhead": connect_overhead.run,
 }
 
 

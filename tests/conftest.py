@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from tests.support.connect_server import connect_server  # noqa: F401  (session fixture, shared)
 from tests.support.postgres import find_jdbc_jar
 
 _jar = find_jdbc_jar()

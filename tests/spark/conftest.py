@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.connect_server import connect_server  # noqa: F401  (fixture)
 
 pytest.importorskip("pyspark")
 
@@ -50,10 +49,11 @@ def connect_spark(connect_server: Any) -> Iterator[Any]:
     from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
 
     session = RemoteSparkSession.builder.remote(connect_server.url).create()
+    _SESSIONS.append(session)  # stopped with the classic one, when the last Spark test is done
     try:
         yield session
     finally:
-        session.stop()
+        _stop_sessions()
 
 
 def _stop_sessions() -> None:

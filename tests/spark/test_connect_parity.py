@@ -92,16 +92,18 @@ def _save_as_table(spark: Any, root: Path) -> None:
 
 
 def _ctas(spark: Any, root: Path) -> None:
-    spark.sql(f"CREATE TABLE {DB}.ctas USING parquet AS SELECT id, name FROM parquet.`{root / 'src_parquet'}`")
+    spark.sql(
+        f"CREATE TABLE {DB}.ctas USING parquet AS SELECT id, name FROM parquet.`{root / 'src_parquet'}`"
+    )
 
 
 def _insert_setup(spark: Any, root: Path) -> None:
     spark.sql(f"DROP TABLE IF EXISTS {DB}.target")
     spark.sql(f"CREATE TABLE {DB}.target (id BIGINT, name STRING) USING parquet")
-    spark.read.parquet(str(root / "src_parquet")).createOrReplaceTempView("src_view")
 
 
 def _insert(spark: Any, root: Path) -> None:
+    spark.read.parquet(str(root / "src_parquet")).createOrReplaceTempView("src_view")
     spark.sql(f"INSERT INTO {DB}.target SELECT id, name FROM src_view")
     spark.sql(f"INSERT OVERWRITE {DB}.target SELECT id, name FROM src_view WHERE id < 4")
 
@@ -126,7 +128,9 @@ def _count(spark: Any, root: Path) -> None:
 def _join_aggregate(spark: Any, root: Path) -> None:
     facts = spark.read.parquet(str(root / "src_parquet"))
     dim = spark.read.parquet(str(root / "src_dim"))
-    summary = facts.join(dim, "part").groupBy("label").agg({"id": "sum"}).withColumnRenamed("sum(id)", "total")
+    summary = (
+        facts.join(dim, "part").groupBy("label").agg({"id": "sum"}).withColumnRenamed("sum(id)", "total")
+    )
     summary.write.mode("overwrite").parquet(str(root / "out_summary"))
 
 
@@ -258,9 +262,10 @@ def test_same_datasets_schema_and_lifecycle(sides: dict[str, Any], scenario: Sce
     expected, actual = _view(classic, sides["classic"]), _view(connect, sides["connect"])
     assert expected["inputs"] or expected["outputs"], "the scenario must touch a dataset"
     assert actual == expected
-    assert connect.run_facets["spark_processingEngine"].version == classic.run_facets[
-        "spark_processingEngine"
-    ].version
+    assert (
+        connect.run_facets["spark_processingEngine"].version
+        == classic.run_facets["spark_processingEngine"].version
+    )
 
 
 def test_facet_differences_are_the_documented_ones(sides: dict[str, Any]) -> None:

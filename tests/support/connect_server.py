@@ -76,7 +76,7 @@ class ConnectServer:
         env.pop("SPARK_REMOTE", None)
         env.pop("SPARK_CONNECT_MODE_ENABLED", None)
         with open(self._log, "wb") as log:
-            self._process = subprocess.Popen(  # noqa: S603
+            self._process = subprocess.Popen(
                 command,
                 cwd=self.root,
                 env=env,

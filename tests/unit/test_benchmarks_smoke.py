@@ -45,6 +45,8 @@ EXPECTED_FIGURES = {
     "memory_peak_rss_ratio_jvm",
     "memory_python_extra_mib",
     "fresh_process_task_time_ratio",
+    "connect_overhead_ratio",
+    "connect_overhead_capture_fraction",
 }
 # A tiny run is ~40 s on an idle 2-core machine; the limit only stops a hung run.
 TINY_TIMEOUT_SECONDS = 300

@@ -8,13 +8,13 @@ import pytest
 
 pytest.importorskip("pyspark.sql.connect.proto", reason="the `connect` extra is not installed")
 
-from pyspark.sql.connect.proto import base_pb2  # noqa: E402
+from pyspark.sql.connect.proto import base_pb2
 
-from lineage_operators.spark.connect.capture import write_statistics  # noqa: E402
-from lineage_operators.spark.connect.plans import SourceRead, TableRead, read_plan  # noqa: E402
-from lineage_operators.spark.connect.resolver import source_roots  # noqa: E402
-from lineage_operators.spark.connect.server import table_info_from_rows  # noqa: E402
-from lineage_operators.spark.connect.sql import parse_statement, statement_kind  # noqa: E402
+from lineage_operators.spark.connect.capture import write_statistics
+from lineage_operators.spark.connect.plans import SourceRead, TableRead, read_plan
+from lineage_operators.spark.connect.resolver import source_roots
+from lineage_operators.spark.connect.server import table_info_from_rows
+from lineage_operators.spark.connect.sql import parse_statement, statement_kind
 
 
 def _request(**plan: Any) -> Any:
@@ -48,7 +48,11 @@ def test_query_reads_nested_sources_tables_and_sql() -> None:
     assert plan.kind == "query"
     source, table = plan.reads
     assert isinstance(source, SourceRead)
-    assert (source.format, source.paths, dict(source.options)) == ("parquet", ("/data/a",), {"mergeSchema": "true"})
+    assert (source.format, source.paths, dict(source.options)) == (
+        "parquet",
+        ("/data/a",),
+        {"mergeSchema": "true"},
+    )
     assert source.relation.read.data_source.paths == ["/data/a"]  # the leaf alone, for analysis
     assert isinstance(table, TableRead)
     assert table.name == "db.dim"
@@ -68,7 +72,12 @@ def test_write_operation_path_mode_and_format() -> None:
     plan = read_plan(_request(command=command))
     assert plan.kind == "write"
     assert plan.write is not None
-    assert (plan.write.path, plan.write.source, plan.write.mode, plan.write.v2) == ("/out", "csv", "overwrite", False)
+    assert (plan.write.path, plan.write.source, plan.write.mode, plan.write.v2) == (
+        "/out",
+        "csv",
+        "overwrite",
+        False,
+    )
     assert plan.query is not None
     assert len(plan.reads) == 2
 
@@ -78,7 +87,9 @@ def test_save_as_table_and_write_to() -> None:
 
     command = commands_pb2.Command()
     command.write_operation.table.table_name = "db.t"
-    command.write_operation.table.save_method = commands_pb2.WriteOperation.SaveTable.TABLE_SAVE_METHOD_SAVE_AS_TABLE
+    command.write_operation.table.save_method = (
+        commands_pb2.WriteOperation.SaveTable.TABLE_SAVE_METHOD_SAVE_AS_TABLE
+    )
     command.write_operation.mode = commands_pb2.WriteOperation.SAVE_MODE_APPEND
     plan = read_plan(_request(command=command))
     assert plan.write is not None
@@ -110,7 +121,12 @@ def test_sql_command_and_temp_view() -> None:
 @pytest.mark.parametrize(
     ("text", "kind", "inputs", "outputs"),
     [
-        ("CREATE TABLE db.t USING parquet PARTITIONED BY (p) AS SELECT * FROM a JOIN b USING (id)", "create", ["a", "b"], ["db.t"]),
+        (
+            "CREATE TABLE db.t USING parquet PARTITIONED BY (p) AS SELECT * FROM a JOIN b USING (id)",
+            "create",
+            ["a", "b"],
+            ["db.t"],
+        ),
         ("create or replace table t using delta as select 1", "replace", [], ["t"]),
         ("INSERT OVERWRITE TABLE t SELECT * FROM parquet.`/data/x`", "insert_overwrite", ["/data/x"], ["t"]),
         ("-- note\nINSERT INTO db.t VALUES (1)", "insert", [], ["db.t"]),
@@ -147,7 +163,11 @@ def test_rename_keeps_the_old_name() -> None:
         (("/d",), ["file:///d/part-0.parquet", "file:///d/part-1.parquet"], ["file:/d"]),
         (("/d/part-0.csv",), ["file:///d/part-0.csv"], ["file:/d"]),  # a file stands for its directory
         (("/d/*.json",), ["file:///d/a.json", "file:///d/b.json"], ["file:/d"]),
-        (("/d/2024-*",), ["file:///d/2024-01/x", "file:///d/2024-02/y"], ["file:/d/2024-01", "file:/d/2024-02"]),
+        (
+            ("/d/2024-*",),
+            ["file:///d/2024-01/x", "file:///d/2024-02/y"],
+            ["file:/d/2024-01", "file:/d/2024-02"],
+        ),
         (("/empty",), [], ["/empty"]),
         (("s3a://bucket/t",), ["s3a://bucket/t/p=1/x.parquet"], ["s3a://bucket/t"]),
         (("/a b",), ["file:///a%20b/x"], ["file:/a b"]),

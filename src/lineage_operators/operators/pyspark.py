@@ -15,7 +15,7 @@ from lineage_operators.mixin import OpenLineageMixin
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from lineage_operators.spark.capture import SparkLineageCapture
+    from lineage_operators.spark.captures import LineageCapture
     from lineage_operators.spark.session import SessionSpec
 
 log = logging.getLogger(__name__)
@@ -141,22 +141,15 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             values["sc"] = spark.sparkContext
         return values
 
-    def _start_capture(self, spark: SparkSession, spec: SessionSpec) -> SparkLineageCapture | None:
+    def _start_capture(self, spark: SparkSession, spec: SessionSpec) -> LineageCapture | None:
         if not self.capture_lineage:
-            return None
-        if spec.is_connect or _is_connect(spark):
-            log.info(
-                "Task %s: automatic lineage capture needs a classic Spark session; over Spark Connect "
-                "record datasets with self.lineage.add_input/add_output.",
-                self._lineage_label(),
-            )
             return None
         if not openlineage_client_available() or _openlineage_disabled():
             return None
         try:
-            from lineage_operators.spark.capture import SparkLineageCapture
+            from lineage_operators.spark.captures import new_capture
 
-            capture = SparkLineageCapture(spark)
+            capture = new_capture(spark)
             capture.start()
             return capture
         except Exception as error:
@@ -171,7 +164,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         except Exception as error:
             log.warning("Task %s: record_lineage failed: %s", self._lineage_label(), _redacted_text(error))
 
-    def _finish_capture(self, capture: SparkLineageCapture | None) -> None:
+    def _finish_capture(self, capture: LineageCapture | None) -> None:
         if capture is None:
             return
         try:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
     from lineage_operators.spark.capture import SparkLineageCapture
     from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
+
+
+LineageCapture = Union["SparkLineageCapture", "SparkConnectLineageCapture"]
 
 
 def is_connect_session(spark: Any) -> bool:
@@ -14,7 +17,7 @@ def is_connect_session(spark: Any) -> bool:
     return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
-def new_capture(spark: Any) -> SparkLineageCapture | SparkConnectLineageCapture:
+def new_capture(spark: Any) -> LineageCapture:
     """A not yet started capture for ``spark``; both kinds share start/snapshot/stop and the result."""
     if is_connect_session(spark):
         from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
@@ -25,4 +28,4 @@ def new_capture(spark: Any) -> SparkLineageCapture | SparkConnectLineageCapture:
     return SparkLineageCapture(spark)
 
 
-__all__ = ["is_connect_session", "new_capture"]
+__all__ = ["LineageCapture", "is_connect_session", "new_capture"]

@@ -190,7 +190,9 @@ class SparkConnectLineageCapture(PlanListener):
                     facts = self._resolver.facts(read_plan(request), succeeded=op in self._completed)
                 except Exception as exc:
                     self._failures += 1
-                    log.warning("lineage capture: lineage of one Spark Connect action lost: %s", describe(exc))
+                    log.warning(
+                        "lineage capture: lineage of one Spark Connect action lost: %s", describe(exc)
+                    )
                     facts = None
                 spent = time.perf_counter() - started
                 self._spent += spent

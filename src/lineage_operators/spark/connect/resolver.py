@@ -299,7 +299,9 @@ class ConnectResolver:
 
     def _dropped(self, table: SqlTable) -> list[RelationFacts]:
         database = table.database or self.lookups.current_database()
-        ref = TableRef(database, table.name, None if table.catalog in (None, _SESSION_CATALOG) else table.catalog)
+        ref = TableRef(
+            database, table.name, None if table.catalog in (None, _SESSION_CATALOG) else table.catalog
+        )
         known = known_table(ref)
         location, provider = known if known else (self._default_location(ref), None)
         if not location:

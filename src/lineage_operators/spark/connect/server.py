@@ -38,8 +38,8 @@ def table_info_from_rows(name: str, rows: list[tuple[str, str]]) -> TableInfo:
     """Pure: the ``# Detailed Table Information`` section of DESCRIBE TABLE EXTENDED."""
     details: dict[str, str] = {}
     in_details = False
-    for key, value in rows:
-        key = (key or "").strip()
+    for raw_key, value in rows:
+        key = (raw_key or "").strip()
         if key.startswith("# Detailed Table Information"):
             in_details = True
             continue
