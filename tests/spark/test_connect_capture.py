@@ -162,3 +162,18 @@ def test_secrets_in_options_never_reach_the_result(connect_spark: Any, caplog: A
     text = repr(result) + " ".join(r.getMessage() for r in caplog.records)
     assert "hunter2" not in text
     assert "s3cret" not in text
+
+
+def test_the_mixins_recorder_captures_a_connect_session(
+    connect_spark: Any, source: Path, tmp_path: Path
+) -> None:
+    from lineage_operators.recorder import LineageRecorder
+
+    recorder = LineageRecorder("dag.task")
+    out = tmp_path / "recorded"
+    with recorder.capturing(connect_spark):
+        connect_spark.read.parquet(str(source)).write.mode("overwrite").parquet(str(out))
+    assert names(recorder.inputs) == {local(source)}
+    assert names(recorder.outputs) == {local(out)}
+    assert recorder.outputs[0].facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
+    assert recorder.run_facets["spark_processingEngine"].version == connect_spark.version

@@ -165,18 +165,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             log.warning("Task %s: record_lineage failed: %s", self._lineage_label(), _redacted_text(error))
 
     def _finish_capture(self, capture: LineageCapture | None) -> None:
-        if capture is None:
-            return
-        try:
-            result = capture.stop()
-            self.lineage.add_inputs(result.inputs)
-            self.lineage.add_outputs(result.outputs)
-            for name, facet in result.run_facets.items():
-                self.lineage.add_run_facet(name, facet)
-            for name, facet in result.job_facets.items():
-                self.lineage.add_job_facet(name, facet)
-        except Exception as error:
-            log.warning("Task %s: lineage capture failed: %s", self._lineage_label(), _redacted_text(error))
+        if capture is not None:
+            self.lineage.add_capture(capture)
 
 
 def _is_connect(spark: Any) -> bool:
