@@ -67,13 +67,15 @@ class CaptureClock:
 
         def timed(capture: Any, *args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
+            result = None
             try:
-                return method(capture, *args, **kwargs)
+                result = method(capture, *args, **kwargs)
+                return result
             finally:
                 clock.seconds += time.perf_counter() - started
-                if is_stop:
+                if is_stop and result is not None:
                     clock.server_calls += capture.server_calls
-                    clock.executions += capture.stop().executions
+                    clock.executions += result.executions
 
         return timed
 

@@ -180,14 +180,27 @@ class SparkConnectLineageCapture(PlanListener):
 
         with self._lock:
             pending, self._requests = self._requests, []
+            plans = []
             for request in pending:
+                try:
+                    plans.append(read_plan(request))
+                except Exception as exc:
+                    self._failures += 1
+                    log.warning("lineage capture: cannot read a Spark Connect plan: %s", describe(exc))
+            started = time.perf_counter()
+            try:
+                self._resolver.prefetch(plans)
+            except Exception as exc:
+                log.debug("lineage capture: prefetch failed: %s", describe(exc))
+            self._spent += time.perf_counter() - started
+            for plan in plans:
                 if self._out_of_budget:
                     self._failures += 1
                     continue
                 started = time.perf_counter()
-                op = request.operation_id
+                op = plan.operation_id
                 try:
-                    facts = self._resolver.facts(read_plan(request), succeeded=op in self._completed)
+                    facts = self._resolver.facts(plan, succeeded=op in self._completed)
                 except Exception as exc:
                     self._failures += 1
                     log.warning(

@@ -120,7 +120,7 @@ class ConnectResolver:
             facts.sql = plan.sql[0]
         facts.inputs = self._inputs(plan.reads, plan.sql, statement, succeeded)
         if plan.write is not None:
-            facts.outputs = self._write_outputs(plan.write, plan.query, succeeded)
+            facts.outputs = self._write_outputs(plan.write, plan.query, plan.operation_id, succeeded)
         elif statement is not None:
             facts.outputs = self._sql_outputs(statement)
         for rel in (*facts.inputs, *facts.outputs):
@@ -129,6 +129,35 @@ class ConnectResolver:
         if not facts.inputs and not facts.outputs and not facts.sql:
             return None
         return facts
+
+    def prefetch(self, plans: list[ConnectPlan], workers: int = 4) -> None:
+        """Ask the server, concurrently, the ``AnalyzePlan`` questions the plans will need.
+
+        Answers (and failures) land in the lookups' cache; :meth:`facts` then reads them in order.
+        Only ``AnalyzePlan`` calls (never an ``ExecutePlan``), so nothing here looks like an action.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        jobs: list[Any] = []
+        for plan in plans:
+            for read in plan.reads:
+                if isinstance(read, SourceRead) and read.paths and (read.format or "").lower() != "jdbc":
+                    jobs.append((self.lookups.input_files, read.relation, read.key))
+                    jobs.append((self.lookups.schema, read.relation, read.key))
+            if plan.write is not None and plan.query is not None:
+                jobs.append((self.lookups.schema, plan.query, ("query", plan.operation_id)))
+        if len(jobs) < 2:
+            return
+
+        def run(job: Any) -> None:
+            method, relation, key = job
+            try:
+                method(relation, key)
+            except Exception:
+                return  # cached as a failure; reported when the plan is resolved
+
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lineage-connect") as pool:
+            list(pool.map(run, jobs))
 
     # -- inputs ------------------------------------------------------------------------------
 
@@ -227,10 +256,12 @@ class ConnectResolver:
 
     # -- outputs -----------------------------------------------------------------------------
 
-    def _write_outputs(self, write: WriteTarget, query: Any, succeeded: bool) -> list[RelationFacts]:
+    def _write_outputs(
+        self, write: WriteTarget, query: Any, operation_id: str, succeeded: bool
+    ) -> list[RelationFacts]:
         schema = None
         try:
-            schema = self.lookups.schema(query) if query is not None else None
+            schema = self.lookups.schema(query, key=("query", operation_id)) if query is not None else None
         except Exception as exc:
             log.debug("lineage capture: written query has no schema: %s", type(exc).__name__)
         if write.table:
