@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_helpers import local, names
+from spark_helpers import local, names, run_captured
 
 from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
 from lineage_operators.spark.connect.interceptor import PlanListener, attach, detach
@@ -29,13 +29,9 @@ class Recorder(PlanListener):
         self.responses.append((operation_id, response.WhichOneof("response_type") or "metrics"))
 
 
-def captured(spark: Any, body: Any, **kwargs: Any) -> Any:
-    capture = SparkConnectLineageCapture(spark, **kwargs)
-    capture.start()
-    try:
-        body()
-    finally:
-        result = capture.stop()
+def captured(spark: Any, body: Any, **options: Any) -> Any:
+    _, result = run_captured(spark, body, **options)
+    assert isinstance(_, SparkConnectLineageCapture)
     return result
 
 

@@ -34,7 +34,6 @@ import pytest
 from spark_helpers import run_captured
 
 from lineage_operators.model import LineageDataset
-from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -188,15 +187,7 @@ def _run(label: str, sides: dict[str, Any], scenario: Scenario) -> Any:
         else:
             scenario.body(session, root)
 
-    if label == "classic":
-        return run_captured(session, body)[1]
-    capture = SparkConnectLineageCapture(session)
-    capture.start()
-    try:
-        body()
-    finally:
-        result = capture.stop()
-    return result
+    return run_captured(session, body)[1]  # the classic or the Connect capture, as the session fits
 
 
 def _placeholders(text: str, root: Path, warehouse: str) -> str:

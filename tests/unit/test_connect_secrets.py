@@ -6,7 +6,7 @@ import pytest
 
 from lineage_operators.redaction import redact_text, redact_url
 
-TOKEN = "dapi-0123456789abcdef"  # noqa: S105 - a fake token the assertions look for
+TOKEN = "dapi-0123456789abcdef"
 
 
 @pytest.mark.parametrize(

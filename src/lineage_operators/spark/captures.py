@@ -17,15 +17,15 @@ def is_connect_session(spark: Any) -> bool:
     return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
-def new_capture(spark: Any) -> LineageCapture:
+def new_capture(spark: Any, **options: Any) -> LineageCapture:
     """A not yet started capture for ``spark``; both kinds share start/snapshot/stop and the result."""
     if is_connect_session(spark):
         from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
 
-        return SparkConnectLineageCapture(spark)
+        return SparkConnectLineageCapture(spark, **options)
     from lineage_operators.spark.capture import SparkLineageCapture
 
-    return SparkLineageCapture(spark)
+    return SparkLineageCapture(spark, **options)
 
 
 __all__ = ["LineageCapture", "is_connect_session", "new_capture"]

@@ -32,7 +32,7 @@ import time
 from typing import Any
 
 from lineage_operators.spark._errors import describe
-from lineage_operators.spark.capture import SPARK_ENGINE_FACET, CaptureResult
+from lineage_operators.spark.capture import SPARK_ENGINE_FACET, CaptureResult, build_result
 from lineage_operators.spark.connect.interceptor import PlanListener
 
 log = logging.getLogger(__name__)
@@ -229,8 +229,7 @@ class SparkConnectLineageCapture(PlanListener):
         output.rows, output.size, output.files = stats
 
     def _build(self) -> CaptureResult:
-        from lineage_operators.facets import sql_job_facet
-        from lineage_operators.spark.resolve import NamingContext, resolve
+        from lineage_operators.spark.resolve import NamingContext
 
         with self._lock:
             facts = list(self._facts)
@@ -243,20 +242,7 @@ class SparkConnectLineageCapture(PlanListener):
                 else None
             ),
         )
-        inputs, outputs, statements = resolve(facts, naming)
-        job_facets: dict[str, Any] = {}
-        sql = sql_job_facet(statements)
-        if sql is not None:
-            job_facets["sql"] = sql
-        return CaptureResult(
-            inputs=inputs,
-            outputs=outputs,
-            run_facets=self._run_facets(conf),
-            job_facets=job_facets,
-            executions=len(facts),
-            capture_ms=sum(f.cost_ms for f in facts),
-            complete=not self._failures,
-        )
+        return build_result(facts, naming, self._run_facets(conf), complete=not self._failures)
 
     def _conf(self) -> dict[str, str]:
         if self._lookups is None:
