@@ -74,10 +74,14 @@ def _destructive(request: Any) -> bool:
 class SparkConnectLineageCapture(PlanListener):
     """Watches the plans one Spark Connect session sends for a task; never raises."""
 
-    def __init__(self, spark: Any, *, budget: float = DEFAULT_BUDGET) -> None:
+    def __init__(self, spark: Any, *, budget: float = DEFAULT_BUDGET, background: bool = True) -> None:
         self._spark = spark
         self._budget = budget
+        self._background = background
         self._lock = threading.RLock()
+        self._resolving = threading.Lock()
+        self._worker: threading.Thread | None = None
+        self._rerun = False
         self._requests: list[Any] = []  # ExecutePlanRequests not resolved yet, in send order
         self._operations: set[str] = set()
         self._completed: set[str] = set()
@@ -160,14 +164,16 @@ class SparkConnectLineageCapture(PlanListener):
             if request.operation_id and request.operation_id in self._operations:
                 return  # a retry of a request already recorded
             self._operations.add(request.operation_id)
-            destructive = _destructive(request)
-            if destructive and self._requests:
-                self._resolve_pending()
             self._requests.append(request)
+            flush = len(self._requests) > 1 and _destructive(request)
+        if flush:  # resolve what ran before, while its tables still exist (the request is not sent yet)
+            self._resolve_pending(upto=request.operation_id)
 
     def on_response(self, operation_id: str, response: Any) -> None:
         if response.HasField("result_complete"):
             self._completed.add(operation_id)
+            if self._background:
+                self._schedule()
         elif response.HasField("metrics"):
             stats = write_statistics(response.metrics)
             if stats is not None:
@@ -175,11 +181,47 @@ class SparkConnectLineageCapture(PlanListener):
 
     # -- resolution -----------------------------------------------------------------------------
 
-    def _resolve_pending(self) -> None:
+    def _schedule(self) -> None:
+        """Resolve finished actions on a worker thread, beside the task's next actions."""
+        with self._lock:
+            if self._worker is not None and self._worker.is_alive():
+                self._rerun = True
+                return
+            self._worker = threading.Thread(target=self._work, name="lineage-connect-resolve", daemon=True)
+            self._worker.start()
+
+    def _work(self) -> None:
+        while True:
+            try:
+                self._resolve_pending(finished_only=True)
+            except Exception as exc:
+                log.debug("lineage capture: background resolution failed: %s", describe(exc))
+            with self._lock:
+                if not self._rerun or self._state != "started":
+                    self._worker = None
+                    return
+                self._rerun = False
+
+    def _take(self, finished_only: bool, upto: str | None) -> list[Any]:
+        """Pending requests to resolve now, in send order (a prefix of the pending list)."""
+        with self._lock:
+            taken = 0
+            for request in self._requests:
+                if request.operation_id == upto:
+                    break
+                if finished_only and request.operation_id not in self._completed:
+                    break
+                taken += 1
+            pending, self._requests = self._requests[:taken], self._requests[taken:]
+            return pending
+
+    def _resolve_pending(self, *, finished_only: bool = False, upto: str | None = None) -> None:
         from lineage_operators.spark.connect.plans import read_plan
 
-        with self._lock:
-            pending, self._requests = self._requests, []
+        with self._resolving:  # one resolver at a time, in send order; never holds self._lock long
+            pending = self._take(finished_only, upto)
+            if not pending:
+                return
             plans = []
             for request in pending:
                 try:
@@ -212,7 +254,8 @@ class SparkConnectLineageCapture(PlanListener):
                 if facts is not None:
                     facts.cost_ms = spent * 1000
                     self._add_statistics(facts, self._statistics.get(op))
-                    self._facts.append(facts)
+                    with self._lock:
+                        self._facts.append(facts)
                 if self._spent > self._budget:
                     self._out_of_budget = True
                     log.warning(

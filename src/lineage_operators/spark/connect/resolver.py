@@ -100,6 +100,11 @@ class ConnectResolver:
 
     lookups: ServerLookups
     views: dict[str, list[SourceRead | TableRead | SqlTable]] = field(default_factory=dict)
+    #: Paths the task's ``df.write`` created: directories, so reading them needs no file listing.
+    written: set[str] = field(default_factory=set)
+
+    def _known_directories(self, paths: tuple[str, ...], written: set[str]) -> bool:
+        return bool(paths) and all(not any(ch in _GLOB for ch in p) and _path_of(p) in written for p in paths)
 
     # -- entry -------------------------------------------------------------------------------
 
@@ -139,13 +144,17 @@ class ConnectResolver:
         from concurrent.futures import ThreadPoolExecutor
 
         jobs: list[Any] = []
+        written = set(self.written)
         for plan in plans:
             for read in plan.reads:
                 if isinstance(read, SourceRead) and read.paths and (read.format or "").lower() != "jdbc":
-                    jobs.append((self.lookups.input_files, read.relation, read.key))
+                    if not self._known_directories(read.paths, written):
+                        jobs.append((self.lookups.input_files, read.relation, read.key))
                     jobs.append((self.lookups.schema, read.relation, read.key))
             if plan.write is not None and plan.query is not None:
                 jobs.append((self.lookups.schema, plan.query, ("query", plan.operation_id)))
+                if plan.write.path and not plan.write.table:
+                    written.add(_path_of(plan.write.path))
         if len(jobs) < 2:
             return
 
@@ -225,7 +234,8 @@ class ConnectResolver:
         paths = read.paths or ((read.options["path"],) if "path" in read.options else ())
         if not paths:
             return []  # a source without paths (noop, rate...): no dataset identity
-        files = self.lookups.input_files(read.relation, read.key)
+        known = self._known_directories(tuple(paths), self.written)
+        files = [] if known else self.lookups.input_files(read.relation, read.key)
         schema = self.lookups.schema(read.relation, read.key)
         file_format = fmt if fmt in _FILE_FORMATS else None
         provider = fmt if fmt == "delta" else None
@@ -274,6 +284,7 @@ class ConnectResolver:
             return [rel]
         if not write.path:
             return []
+        self.written.add(_path_of(write.path))
         return [
             RelationFacts(
                 location=write.path,
