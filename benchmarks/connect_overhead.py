@@ -6,9 +6,9 @@ benchmark. Both sides are ``LineageAwarePySparkOperator(master="sc://...")``, on
 The workload is the overhead benchmark's task (``benchmarks.task_workload``) at a smaller size.
 Figure: median capture-on time / median capture-off time; target <= 1.05.
 
-The capture's own cost is measured inside each run too: the time in
-``SparkConnectLineageCapture.stop`` (where plans are resolved with server round trips) and in the
-interceptor's request hook, and the number of server round trips the capture made.
+The capture's own cost is measured inside each run too: the time on the task's thread in
+``SparkConnectLineageCapture.start`` / ``stop`` (which waits for the plans still unresolved) and in
+the interceptor's request hook, and the number of server round trips the capture made.
 """
 
 from __future__ import annotations
@@ -159,7 +159,11 @@ def figures(runs: dict[str, list[Outcome]], size: task_workload.TaskWorkloadSize
         f"{NAME}_capture_fraction",
         ratio(median(capture), median(on)),
         None,
-        {"meaning": "time in the capture (start, request hook, stop with its server lookups) over task time"},
+        {
+            "meaning": "time in the capture on the task's thread (start, request hook with its flushes, "
+            "stop with the lookups still pending) over task time; finished actions are resolved on a "
+            "worker thread beside the task"
+        },
     )
     progress(f"{NAME}: {last.server_calls} server round trips for {last.executions} executions")
     return [overhead, share]
