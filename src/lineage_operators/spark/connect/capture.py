@@ -38,6 +38,7 @@ from lineage_operators.spark.connect.interceptor import PlanListener
 log = logging.getLogger(__name__)
 
 DEFAULT_BUDGET = 60.0
+WAIT_GRACE = 10.0  # waiting for a resolver already at work may take this much beyond the budget
 _WRITE_METRICS = ("numOutputRows", "numOutputBytes", "numFiles")
 
 
@@ -216,53 +217,65 @@ class SparkConnectLineageCapture(PlanListener):
             return pending
 
     def _resolve_pending(self, *, finished_only: bool = False, upto: str | None = None) -> None:
+        # One resolver at a time, in send order. A resolver stuck on a server that does not answer
+        # must not hold the task: after the budget, give up on what is left (one warning).
+        if not self._resolving.acquire(timeout=self._budget + WAIT_GRACE):
+            with self._lock:
+                self._failures += 1
+            if not self._out_of_budget:
+                self._out_of_budget = True
+                log.warning("lineage capture: the Spark Connect server did not answer lookups in time")
+            return
+        try:
+            self._resolve_locked(finished_only, upto)
+        finally:
+            self._resolving.release()
+
+    def _resolve_locked(self, finished_only: bool, upto: str | None) -> None:
         from lineage_operators.spark.connect.plans import read_plan
 
-        with self._resolving:  # one resolver at a time, in send order; never holds self._lock long
-            pending = self._take(finished_only, upto)
-            if not pending:
-                return
-            plans = []
-            for request in pending:
-                try:
-                    plans.append(read_plan(request))
-                except Exception as exc:
-                    self._failures += 1
-                    log.warning("lineage capture: cannot read a Spark Connect plan: %s", describe(exc))
-            started = time.perf_counter()
+        pending = self._take(finished_only, upto)
+        if not pending:
+            return
+        plans = []
+        for request in pending:
             try:
-                self._resolver.prefetch(plans)
+                plans.append(read_plan(request))
             except Exception as exc:
-                log.debug("lineage capture: prefetch failed: %s", describe(exc))
-            self._spent += time.perf_counter() - started
-            for plan in plans:
-                if self._out_of_budget:
-                    self._failures += 1
-                    continue
-                started = time.perf_counter()
-                op = plan.operation_id
-                try:
-                    facts = self._resolver.facts(plan, succeeded=op in self._completed)
-                except Exception as exc:
-                    self._failures += 1
-                    log.warning(
-                        "lineage capture: lineage of one Spark Connect action lost: %s", describe(exc)
-                    )
-                    facts = None
-                spent = time.perf_counter() - started
-                self._spent += spent
-                if facts is not None:
-                    facts.cost_ms = spent * 1000
-                    self._add_statistics(facts, self._statistics.get(op))
-                    with self._lock:
-                        self._facts.append(facts)
-                if self._spent > self._budget:
-                    self._out_of_budget = True
-                    log.warning(
-                        "lineage capture: resolving Spark Connect plans took over %.0fs; the task's "
-                        "remaining actions are left without lineage",
-                        self._budget,
-                    )
+                self._failures += 1
+                log.warning("lineage capture: cannot read a Spark Connect plan: %s", describe(exc))
+        started = time.perf_counter()
+        try:
+            self._resolver.prefetch(plans)
+        except Exception as exc:
+            log.debug("lineage capture: prefetch failed: %s", describe(exc))
+        self._spent += time.perf_counter() - started
+        for plan in plans:
+            if self._out_of_budget:
+                self._failures += 1
+                continue
+            started = time.perf_counter()
+            op = plan.operation_id
+            try:
+                facts = self._resolver.facts(plan, succeeded=op in self._completed)
+            except Exception as exc:
+                self._failures += 1
+                log.warning("lineage capture: lineage of one Spark Connect action lost: %s", describe(exc))
+                facts = None
+            spent = time.perf_counter() - started
+            self._spent += spent
+            if facts is not None:
+                facts.cost_ms = spent * 1000
+                self._add_statistics(facts, self._statistics.get(op))
+                with self._lock:
+                    self._facts.append(facts)
+            if self._spent > self._budget and not self._out_of_budget:
+                self._out_of_budget = True
+                log.warning(
+                    "lineage capture: resolving Spark Connect plans took over %.0fs; the task's "
+                    "remaining actions are left without lineage",
+                    self._budget,
+                )
 
     @staticmethod
     def _add_statistics(facts: Any, stats: tuple[int | None, int | None, int | None] | None) -> None:
