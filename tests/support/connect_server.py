@@ -11,6 +11,7 @@ directory. Use the session-scoped fixture::
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -85,6 +86,7 @@ class ConnectServer:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
+        atexit.register(self.stop)  # also when the run is interrupted before the fixture's teardown
         self._wait_ready()
         return self
 
