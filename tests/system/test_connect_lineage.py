@@ -4,6 +4,8 @@ connection): inputs and outputs captured automatically, through real Airflow and
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +18,15 @@ DAGS = Path(__file__).parent / "dags"
 
 
 @pytest.fixture
-def connect_env(connect_server: Any, monkeypatch: pytest.MonkeyPatch) -> str:
+def connect_env(connect_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     host, port = connect_server.url.removeprefix("sc://").split(":")
     monkeypatch.setenv("LINEAGE_CONNECT_URL", connect_server.url)
     connection = {"conn_type": "spark_connect", "host": f"sc://{host}", "port": int(port), "login": "alice"}
     monkeypatch.setenv("AIRFLOW_CONN_LINEAGE_CONNECT", json.dumps(connection))
-    # pyspark's builder switches the whole process to Connect mode; undo it after the test
-    monkeypatch.delenv("SPARK_CONNECT_MODE_ENABLED", raising=False)
-    return str(connect_server.warehouse)
+    was_set = "SPARK_CONNECT_MODE_ENABLED" in os.environ
+    yield str(connect_server.warehouse)
+    if not was_set:  # pyspark's builder switched the whole process to Connect mode: switch it back
+        os.environ.pop("SPARK_CONNECT_MODE_ENABLED", None)
 
 
 def _facet(dataset: dict[str, Any], name: str) -> Any:
