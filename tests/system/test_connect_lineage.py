@@ -39,6 +39,7 @@ def test_connect_tasks_get_automatic_lineage(
     result = run_dag(load_dag_file(DAGS / "connect_lineage.py"))
     validate_events(result)
     assert result.task_states == {"summary": "success", "tables": "success", "broken": "failed"}
+    assert "SPARK_CONNECT_MODE_ENABLED" not in os.environ  # the operator switched the process back
 
     summary = final_event(result, "connect_lineage", "summary")
     assert dataset_ids(summary["inputs"]) == [("file", f"{base_dir}/orders")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SPARK_ARGUMENTS = ("spark", "sc")
+# Set by pyspark's ``SparkSession.builder.remote(...)`` for the whole process, never unset.
+_CONNECT_MODE = "SPARK_CONNECT_MODE_ENABLED"
 
 
 def _use_run_spark() -> None:
@@ -100,6 +103,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
 
         context = self._context
         spec = self._session_spec(context)
+        connect_mode_before = _CONNECT_MODE in os.environ
         spark, owned = open_session(spec)
         capture = self._start_capture(spark, spec)
         try:
@@ -116,6 +120,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             self._record_lineage_safely(spark, context)
             if owned:
                 _stop_quietly(spark)
+                if not connect_mode_before:  # pyspark switched the whole process to Connect mode
+                    os.environ.pop(_CONNECT_MODE, None)
 
     def _session_spec(self, context: Any) -> SessionSpec:
         from lineage_operators.spark.session import (
