@@ -13,7 +13,7 @@ $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@test -x $(UV) || $(PY) -m pip install --quiet uv
-	$(UV) pip install --quiet --python $(PY) -e ".[spark,openlineage]" --group dev
+	$(UV) pip install --quiet --python $(PY) -e ".[spark,openlineage,connect]" --group dev
 	@touch $@
 
 setup: $(VENV)/.installed

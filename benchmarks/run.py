@@ -30,6 +30,7 @@ from benchmarks.environment import configure_process_environment
 configure_process_environment()
 
 from benchmarks import (  # noqa: E402
+    connect_overhead,
     large_plans,
     memory,
     parse_cost,
@@ -46,7 +47,7 @@ from benchmarks.probe import capture_available  # noqa: E402
 from benchmarks.settings import Settings  # noqa: E402
 
 # Benchmarks that run Spark in this process; the others start child processes.
-IN_PROCESS = ("task_overhead", "large_plans")
+IN_PROCESS = ("task_overhead", "large_plans", "connect_overhead")
 BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "task_overhead": task_overhead.run,
     "large_plans": large_plans.run,
@@ -54,6 +55,7 @@ BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "memory": memory.run,
     "transport_down": transport_down.run,
     "plugin": plugin_overhead.run,
+    "connect_overhead": connect_overhead.run,
 }
 
 

@@ -6,7 +6,8 @@ Bad input becomes a logged warning naming the task, and the rest of the record i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from lineage_operators._logging import get_logger
@@ -63,6 +64,40 @@ class LineageRecorder:
         for dataset in datasets:
             self.add_output(dataset)
 
+    @contextlib.contextmanager
+    def capturing(self, spark: Any) -> Iterator[None]:
+        """Record what ``spark`` (a classic or a Spark Connect session) reads and writes in the block.
+
+        For operators built on the mixin: ``with self.lineage.capturing(spark): ...``. Capture
+        problems are logged warnings; the block's own exceptions pass through unchanged.
+        """
+        capture = None
+        try:
+            from lineage_operators.spark.captures import new_capture
+
+            capture = new_capture(spark)
+            capture.start()
+        except Exception as error:
+            log.warning("Task %s: lineage capture did not start: %s", self.task_label, _describe(error))
+        try:
+            yield
+        finally:
+            if capture is not None:
+                self.add_capture(capture)
+
+    def add_capture(self, capture: Any) -> None:
+        """Stop a started capture and record its datasets and facets; never raises."""
+        try:
+            result = capture.stop()
+            self.add_inputs(result.inputs)
+            self.add_outputs(result.outputs)
+            for name, facet in result.run_facets.items():
+                self.add_run_facet(name, facet)
+            for name, facet in result.job_facets.items():
+                self.add_job_facet(name, facet)
+        except Exception as error:
+            log.warning("Task %s: lineage capture failed: %s", self.task_label, _describe(error))
+
     def add_run_facet(self, name: str, facet: Any) -> None:
         self.run_facets[name] = facet
 
@@ -114,6 +149,12 @@ class LineageRecorder:
             name = parse_dataset(redact_url(dataset) if ":" in dataset else dataset, namespace=namespace)
             return LineageDataset(name.namespace, name.name)
         return from_openlineage_dataset(dataset)
+
+
+def _describe(error: BaseException) -> str:
+    from lineage_operators.spark._errors import describe
+
+    return describe(error)
 
 
 def from_openlineage_dataset(dataset: Any) -> LineageDataset:

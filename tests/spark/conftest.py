@@ -41,6 +41,21 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         _stop_sessions()
 
 
+@pytest.fixture(scope="session")
+def connect_spark(connect_server: Any) -> Iterator[Any]:
+    """A Spark Connect session on the test server (built with the Connect builder, so the
+    process-wide ``SPARK_CONNECT_MODE_ENABLED`` switch of ``SparkSession.builder.remote`` stays off
+    for the classic session the other tests share)."""
+    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+
+    session = RemoteSparkSession.builder.remote(connect_server.url).create()
+    _SESSIONS.append(session)  # stopped with the classic one, when the last Spark test is done
+    try:
+        yield session
+    finally:
+        _stop_sessions()
+
+
 def _stop_sessions() -> None:
     while _SESSIONS:
         _SESSIONS.pop().stop()

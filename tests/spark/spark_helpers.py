@@ -6,7 +6,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from lineage_operators.model import LineageDataset
-from lineage_operators.spark.capture import CaptureResult, SparkLineageCapture
+from lineage_operators.spark.capture import CaptureResult
+from lineage_operators.spark.captures import LineageCapture, new_capture
 
 
 def captured(spark: Any, body: Callable[[], Any]) -> CaptureResult:
@@ -14,8 +15,9 @@ def captured(spark: Any, body: Callable[[], Any]) -> CaptureResult:
     return run_captured(spark, body)[1]
 
 
-def run_captured(spark: Any, body: Callable[[], Any]) -> tuple[SparkLineageCapture, CaptureResult]:
-    capture = SparkLineageCapture(spark)
+def run_captured(spark: Any, body: Callable[[], Any], **options: Any) -> tuple[LineageCapture, CaptureResult]:
+    """The capture that fits ``spark`` (classic or Spark Connect), around ``body``."""
+    capture = new_capture(spark, **options)
     capture.start()
     try:
         body()

@@ -49,6 +49,8 @@ EXPECTED_FIGURES = {
     "plugin_plain_dag_wall_ratio",
     "transport_down_closed_ratio",
     "transport_down_hanging_ratio",
+    "connect_overhead_ratio",
+    "connect_overhead_capture_fraction",
 }
 # A tiny run is ~40 s on an idle 2-core machine; the limit only stops a hung run.
 TINY_TIMEOUT_SECONDS = 600

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ from lineage_operators.operators.arguments import check_capture_lineage, check_m
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from lineage_operators.spark.capture import SparkLineageCapture
+    from lineage_operators.spark.captures import LineageCapture
     from lineage_operators.spark.session import SessionSpec
 
 log = get_logger(__name__)
@@ -25,6 +26,8 @@ log = get_logger(__name__)
 SPARK_ARGUMENTS = ("spark", "sc")
 #: Values the operator injects into ``python_callable`` when its signature names them.
 INJECTED_ARGUMENTS = (*SPARK_ARGUMENTS, "lineage")
+# Set by pyspark's ``SparkSession.builder.remote(...)`` for the whole process, never unset.
+_CONNECT_MODE = "SPARK_CONNECT_MODE_ENABLED"
 
 
 def _use_run_spark() -> None:
@@ -121,6 +124,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
 
         context = self._context
         spec = self._session_spec(context)
+        connect_mode_before = _CONNECT_MODE in os.environ
         try:
             spark, owned = open_session(spec)  # its errors may quote the Connect URL and its token
         except Exception as error:
@@ -141,11 +145,13 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             self._finish_capture(capture)
             self._record_lineage_safely(spark, context)
             if owned:
-                if capture is not None and capture.hung:
+                if getattr(capture, "hung", False):
                     # SparkContext.stop() joins the listener bus, blocked by the hung callback
                     threading.Thread(target=_stop_quietly, args=(spark,), daemon=True).start()
                 else:
                     _stop_quietly(spark)
+                if not connect_mode_before:  # pyspark switched the whole process to Connect mode
+                    os.environ.pop(_CONNECT_MODE, None)
 
     def _session_spec(self, context: Any) -> SessionSpec:
         from lineage_operators.spark.session import (
@@ -175,22 +181,15 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             values["lineage"] = self.lineage
         return values
 
-    def _start_capture(self, spark: SparkSession, spec: SessionSpec) -> SparkLineageCapture | None:
+    def _start_capture(self, spark: SparkSession, spec: SessionSpec) -> LineageCapture | None:
         if not self.capture_lineage:
-            return None
-        if spec.is_connect or _is_connect(spark):
-            log.info(
-                "Task %s: automatic lineage capture needs a classic Spark session; over Spark Connect "
-                "record datasets with self.lineage.add_input/add_output.",
-                self._lineage_label(),
-            )
             return None
         if not openlineage_client_available() or not lineage_wanted(self):
             return None
         try:
-            from lineage_operators.spark.capture import SparkLineageCapture
+            from lineage_operators.spark.captures import new_capture
 
-            capture = SparkLineageCapture(spark, drain_timeout=capture_timeout())
+            capture = new_capture(spark, timeout=capture_timeout())
             capture.start()
             return capture
         except Exception as error:
@@ -205,19 +204,9 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         except Exception as error:
             log.warning("Task %s: record_lineage failed: %s", self._lineage_label(), _redacted_text(error))
 
-    def _finish_capture(self, capture: SparkLineageCapture | None) -> None:
-        if capture is None:
-            return
-        try:
-            result = capture.stop()
-            self.lineage.add_inputs(result.inputs)
-            self.lineage.add_outputs(result.outputs)
-            for name, facet in result.run_facets.items():
-                self.lineage.add_run_facet(name, facet)
-            for name, facet in result.job_facets.items():
-                self.lineage.add_job_facet(name, facet)
-        except Exception as error:
-            log.warning("Task %s: lineage capture failed: %s", self._lineage_label(), _redacted_text(error))
+    def _finish_capture(self, capture: LineageCapture | None) -> None:
+        if capture is not None:
+            self.lineage.add_capture(capture)
 
 
 def _as_outlets(outlets: Any) -> list[Any]:

@@ -286,8 +286,7 @@ class SparkLineageCapture:
         return int(store.executionsList(count - 1, 1).head().executionId())
 
     def _build(self, complete: bool) -> CaptureResult:
-        from lineage_operators.facets import sql_job_facet
-        from lineage_operators.spark.resolve import NamingContext, resolve
+        from lineage_operators.spark.resolve import NamingContext
 
         with self._lock:
             facts = list(self._facts)
@@ -295,18 +294,10 @@ class SparkLineageCapture:
         facts = self._attributed(facts)
         if self._rdd_jobs is not None:
             facts = facts + self._rdd_jobs.executions()
-        inputs, outputs, statements = resolve(facts, self._naming or NamingContext())
-        job_facets: dict[str, Any] = {}
-        sql = sql_job_facet(statements)
-        if sql is not None:
-            job_facets["sql"] = sql
-        return CaptureResult(
-            inputs=inputs,
-            outputs=outputs,
-            run_facets=dict(self._run_facets),
-            job_facets=job_facets,
-            executions=len(facts),
-            capture_ms=sum(f.cost_ms for f in facts),
+        return build_result(
+            facts,
+            self._naming or NamingContext(),
+            dict(self._run_facets),
             complete=complete and not failures and not self._incomplete,
         )
 
@@ -393,4 +384,24 @@ def _context_stopped(spark: Any) -> bool:
         return True
 
 
-__all__ = ["SUBSET_MAX_LOCATIONS_CONF", "CaptureResult", "SparkLineageCapture"]
+def build_result(
+    facts: list[Any], naming: Any, run_facets: dict[str, Any], *, complete: bool
+) -> CaptureResult:
+    """Name and merge execution facts (any capture's) into the task's :class:`CaptureResult`."""
+    from lineage_operators.facets import sql_job_facet
+    from lineage_operators.spark.resolve import resolve
+
+    inputs, outputs, statements = resolve(facts, naming)
+    sql = sql_job_facet(statements)
+    return CaptureResult(
+        inputs=inputs,
+        outputs=outputs,
+        run_facets=run_facets,
+        job_facets={"sql": sql} if sql is not None else {},
+        executions=len(facts),
+        capture_ms=sum(f.cost_ms for f in facts),
+        complete=complete,
+    )
+
+
+__all__ = ["SUBSET_MAX_LOCATIONS_CONF", "CaptureResult", "SparkLineageCapture", "build_result"]

@@ -1,0 +1,37 @@
+"""Pick the capture that fits a session: py4j listener (classic) or gRPC interceptor (Spark Connect)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    from lineage_operators.spark.capture import SparkLineageCapture
+    from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
+
+
+LineageCapture = Union["SparkLineageCapture", "SparkConnectLineageCapture"]
+
+
+def is_connect_session(spark: Any) -> bool:
+    """A Spark Connect session (``pyspark.sql.connect.session.SparkSession``), without importing it."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def new_capture(spark: Any, *, timeout: float | None = None) -> LineageCapture:
+    """A not yet started capture for ``spark``; both kinds share start/snapshot/stop and the result.
+
+    ``timeout`` bounds what a classic capture adds after the job (draining Spark's listener bus).
+    A Connect capture keeps its own, longer budget: its lookups are server round trips.
+    """
+    if is_connect_session(spark):
+        from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
+
+        return SparkConnectLineageCapture(spark)
+    from lineage_operators.spark.capture import SparkLineageCapture
+
+    if timeout is None:
+        return SparkLineageCapture(spark)
+    return SparkLineageCapture(spark, drain_timeout=timeout)
+
+
+__all__ = ["LineageCapture", "is_connect_session", "new_capture"]

@@ -1,0 +1,336 @@
+"""Capture of every Spark read and write a task makes through a Spark Connect session.
+
+Same contract and result as the classic :class:`~lineage_operators.spark.capture.SparkLineageCapture`::
+
+    capture = SparkConnectLineageCapture(spark)   # a pyspark.sql.connect SparkSession; never raises
+    capture.start()                               # puts a gRPC interceptor on the session's channel
+    ...user code...
+    result = capture.stop()                       # CaptureResult: inputs, outputs, run/job facets
+
+How it works:
+
+* While the task runs, the interceptor (:mod:`.interceptor`) hands over each ``ExecutePlanRequest``
+  (kept as is, nothing parsed, no server call) and watches its response stream for
+  ``result_complete`` (success) and ``metrics``.
+* ``snapshot()`` / ``stop()`` then resolve the recorded plans in order, after they ran: parse the
+  protobuf (:mod:`.plans`), the SQL text (:mod:`.sql`), ask the server for schemas, input files and
+  table locations (:mod:`.server`, cached per task) and turn them into the classic capture's plain
+  facts (:mod:`.resolver`), named and merged by :mod:`lineage_operators.spark.resolve`.
+* One exception to "resolve at the end": a statement that makes a table disappear (DROP, RENAME,
+  REPLACE, ``saveAsTable`` overwrite...) first resolves the plans that already ran, while their
+  tables still exist. Their lookups run on the task's thread, before the statement is sent.
+* A plan that cannot be resolved (server slow, analysis error) loses its lineage only, with one
+  warning; resolution stops after ``budget`` seconds in total (one warning). Nothing here raises
+  into the task or changes what runs: the interceptor only observes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from lineage_operators._logging import get_logger
+from lineage_operators.spark._errors import describe
+from lineage_operators.spark.capture import SPARK_ENGINE_FACET, CaptureResult, build_result
+from lineage_operators.spark.connect.interceptor import PlanListener
+
+log = get_logger(__name__)
+
+DEFAULT_BUDGET = 60.0
+WAIT_GRACE = 10.0  # waiting for a resolver already at work may take this much beyond the budget
+_WRITE_METRICS = ("numOutputRows", "numOutputBytes", "numFiles")
+
+
+def write_statistics(metrics: Any) -> tuple[int | None, int | None, int | None] | None:
+    """Pure: (rows, bytes, files) of the write node in an ``ExecutePlanResponse.Metrics``, if any."""
+    for metric in metrics.metrics:
+        values = metric.execution_metrics
+        if all(name in values for name in _WRITE_METRICS):
+            rows, size, files = (int(values[name].value) for name in _WRITE_METRICS)
+            return rows, size, files
+    return None
+
+
+def _destructive(request: Any) -> bool:
+    """Does this request make a table (and its location) disappear or change identity?"""
+    command = request.plan.command if request.plan.WhichOneof("op_type") == "command" else None
+    if command is None:
+        return False
+    which = command.WhichOneof("command_type")
+    if which == "sql_command":
+        from lineage_operators.spark.connect.sql import statement_kind
+
+        sql = command.sql_command
+        text = sql.input.sql.query if sql.input.WhichOneof("rel_type") == "sql" else sql.sql
+        return statement_kind(text) in ("drop", "rename", "replace")
+    if which == "write_operation":
+        write = command.write_operation
+        return write.WhichOneof("save_type") == "table" and write.mode == 2  # saveAsTable overwrite
+    if which == "write_operation_v2":
+        return command.write_operation_v2.mode in (5, 6)  # replace, create or replace
+    return False
+
+
+class SparkConnectLineageCapture(PlanListener):
+    """Watches the plans one Spark Connect session sends for a task; never raises."""
+
+    def __init__(self, spark: Any, *, budget: float = DEFAULT_BUDGET, background: bool = True) -> None:
+        self._spark = spark
+        self._budget = budget
+        self._background = background
+        self._lock = threading.RLock()
+        self._resolving = threading.Lock()
+        self._worker: threading.Thread | None = None
+        self._rerun = False
+        self._requests: list[Any] = []  # ExecutePlanRequests not resolved yet, in send order
+        self._operations: set[str] = set()
+        self._completed: set[str] = set()
+        self._statistics: dict[str, tuple[int | None, int | None, int | None]] = {}
+        self._facts: list[Any] = []
+        self._state = "new"
+        self._interceptor: Any = None
+        self._resolver: Any = None
+        self._lookups: Any = None
+        self._failures = 0
+        self._spent = 0.0
+        self._out_of_budget = False
+        self._result: CaptureResult | None = None
+
+    @property
+    def active(self) -> bool:
+        return self._state == "started"
+
+    @property
+    def server_calls(self) -> int:
+        return self._lookups.calls if self._lookups is not None else 0
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._state != "new":
+            return
+        self._state = "started"
+        try:
+            from lineage_operators.spark.connect.interceptor import attach
+            from lineage_operators.spark.connect.resolver import ConnectResolver
+            from lineage_operators.spark.connect.server import ServerLookups
+
+            self._interceptor = attach(self._spark, self)
+            self._lookups = ServerLookups(self._spark, self._interceptor.paused)
+            self._resolver = ConnectResolver(self._lookups)
+        except Exception as exc:
+            self._failures += 1
+            log.warning("lineage capture could not start on the Spark Connect session: %s", describe(exc))
+
+    def snapshot(self) -> CaptureResult:
+        if self._result is not None:
+            return self._result
+        try:
+            self._resolve_pending()
+            return self._build()
+        except Exception as exc:
+            log.warning("lineage capture snapshot failed: %s", describe(exc))
+            return CaptureResult(complete=False)
+
+    def stop(self) -> CaptureResult:
+        if self._result is not None:
+            return self._result
+        was_started = self._state == "started"
+        self._state = "stopped"
+        if self._interceptor is not None:
+            try:
+                from lineage_operators.spark.connect.interceptor import detach
+
+                detach(self._spark, self)
+            except Exception as exc:
+                log.warning("lineage capture: could not detach from the session: %s", describe(exc))
+        if not was_started:
+            self._result = CaptureResult(complete=False)
+            return self._result
+        try:
+            self._resolve_pending()
+            self._result = self._build()
+        except Exception as exc:
+            log.warning("lineage capture failed to build the result: %s", describe(exc))
+            self._result = CaptureResult(complete=False)
+        return self._result
+
+    # -- interceptor callbacks (task thread) ------------------------------------------------------
+
+    def on_request(self, request: Any) -> None:
+        if self._state != "started":
+            return
+        with self._lock:
+            if request.operation_id and request.operation_id in self._operations:
+                return  # a retry of a request already recorded
+            self._operations.add(request.operation_id)
+            self._requests.append(request)
+            flush = len(self._requests) > 1 and _destructive(request)
+        if flush:  # resolve what ran before, while its tables still exist (the request is not sent yet)
+            self._resolve_pending(upto=request.operation_id)
+
+    def on_response(self, operation_id: str, response: Any) -> None:
+        if response.HasField("result_complete"):
+            self._completed.add(operation_id)
+            if self._background:
+                self._schedule()
+        elif response.HasField("metrics"):
+            stats = write_statistics(response.metrics)
+            if stats is not None:
+                self._statistics[operation_id] = stats
+
+    # -- resolution -----------------------------------------------------------------------------
+
+    def _schedule(self) -> None:
+        """Resolve finished actions on a worker thread, beside the task's next actions."""
+        with self._lock:
+            if self._worker is not None and self._worker.is_alive():
+                self._rerun = True
+                return
+            self._worker = threading.Thread(target=self._work, name="lineage-connect-resolve", daemon=True)
+            self._worker.start()
+
+    def _work(self) -> None:
+        while True:
+            try:
+                self._resolve_pending(finished_only=True)
+            except Exception as exc:
+                log.debug("lineage capture: background resolution failed: %s", describe(exc))
+            with self._lock:
+                if not self._rerun or self._state != "started":
+                    self._worker = None
+                    return
+                self._rerun = False
+
+    def _take(self, finished_only: bool, upto: str | None) -> list[Any]:
+        """Pending requests to resolve now, in send order (a prefix of the pending list)."""
+        with self._lock:
+            taken = 0
+            for request in self._requests:
+                if request.operation_id == upto:
+                    break
+                if finished_only and request.operation_id not in self._completed:
+                    break
+                taken += 1
+            pending, self._requests = self._requests[:taken], self._requests[taken:]
+            return pending
+
+    def _resolve_pending(self, *, finished_only: bool = False, upto: str | None = None) -> None:
+        # One resolver at a time, in send order. A resolver stuck on a server that does not answer
+        # must not hold the task: after the budget, give up on what is left (one warning).
+        if not self._resolving.acquire(timeout=self._budget + WAIT_GRACE):
+            with self._lock:
+                self._failures += 1
+            if not self._out_of_budget:
+                self._out_of_budget = True
+                log.warning("lineage capture: the Spark Connect server did not answer lookups in time")
+            return
+        try:
+            self._resolve_locked(finished_only, upto)
+        finally:
+            self._resolving.release()
+
+    def _resolve_locked(self, finished_only: bool, upto: str | None) -> None:
+        from lineage_operators.spark.connect.plans import read_plan
+
+        pending = self._take(finished_only, upto)
+        if not pending:
+            return
+        plans = []
+        for request in pending:
+            try:
+                plans.append(read_plan(request))
+            except Exception as exc:
+                self._failures += 1
+                log.warning("lineage capture: cannot read a Spark Connect plan: %s", describe(exc))
+        started = time.perf_counter()
+        try:
+            self._resolver.prefetch(plans)
+        except Exception as exc:
+            log.debug("lineage capture: prefetch failed: %s", describe(exc))
+        self._spent += time.perf_counter() - started
+        for plan in plans:
+            if self._out_of_budget:
+                self._failures += 1
+                continue
+            started = time.perf_counter()
+            op = plan.operation_id
+            try:
+                facts = self._resolver.facts(plan, succeeded=op in self._completed)
+            except Exception as exc:
+                self._failures += 1
+                log.warning("lineage capture: lineage of one Spark Connect action lost: %s", describe(exc))
+                facts = None
+            spent = time.perf_counter() - started
+            self._spent += spent
+            if facts is not None:
+                facts.cost_ms = spent * 1000
+                self._add_statistics(facts, self._statistics.get(op))
+                with self._lock:
+                    self._facts.append(facts)
+            if self._spent > self._budget and not self._out_of_budget:
+                self._out_of_budget = True
+                log.warning(
+                    "lineage capture: resolving Spark Connect plans took over %.0fs; the task's "
+                    "remaining actions are left without lineage",
+                    self._budget,
+                )
+
+    @staticmethod
+    def _add_statistics(facts: Any, stats: tuple[int | None, int | None, int | None] | None) -> None:
+        if stats is None or len(facts.outputs) != 1:
+            return
+        output = facts.outputs[0]
+        output.rows, output.size, output.files = stats
+
+    def _build(self) -> CaptureResult:
+        from lineage_operators.spark.resolve import NamingContext
+
+        with self._lock:
+            facts = list(self._facts)
+        conf = self._conf()
+        naming = NamingContext(
+            warehouse=conf.get("spark.sql.warehouse.dir"),
+            metastore_uris=(
+                conf.get("spark.sql.hive.metastore.uris") or conf.get("spark.hadoop.hive.metastore.uris")
+                if conf.get("spark.sql.catalogImplementation") == "hive"
+                else None
+            ),
+        )
+        return build_result(facts, naming, self._run_facets(conf), complete=not self._failures)
+
+    def _conf(self) -> dict[str, str]:
+        if self._lookups is None:
+            return {}
+        try:
+            return dict(self._lookups.conf())
+        except Exception as exc:
+            self._failures += 1
+            log.warning("lineage capture: cannot read the Spark Connect session's conf: %s", describe(exc))
+            return {}
+
+    def _run_facets(self, conf: dict[str, str]) -> dict[str, Any]:
+        from lineage_operators import facets as f
+        from lineage_operators.redaction import redact_url
+
+        try:
+            version = self._lookups.version()
+        except Exception:
+            return {}
+        master = conf.get("spark.master")
+        return {
+            SPARK_ENGINE_FACET: f.processing_engine_facet(version),
+            "spark_applicationDetails": f.spark_application_details_facet(
+                master=redact_url(master) if master else None,
+                appName=conf.get("spark.app.name"),
+                applicationId=conf.get("spark.app.id"),
+                deployMode=conf.get("spark.submit.deployMode", "client"),
+                driverHost=conf.get("spark.driver.host"),
+                userName=None,
+                uiWebUrl=None,
+            ),
+        }
+
+
+__all__ = ["SparkConnectLineageCapture", "write_statistics"]

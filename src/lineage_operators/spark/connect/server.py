@@ -1,0 +1,155 @@
+"""The server round trips the Connect capture needs, each made once per task (cached).
+
+* ``AnalyzePlan`` schema of a relation (``SparkConnectClient.schema``) -> ``StructType.json``;
+* ``AnalyzePlan`` input files of a read (``SparkConnectClient._analyze("input_files")``, the call
+  ``DataFrame.inputFiles`` makes) -> to tell a file from a directory and expand globs;
+* ``DESCRIBE TABLE EXTENDED`` -> a table's catalog identity, type, provider and location;
+* the catalog's database location and current database (DROP of a table the task never saw);
+* ``spark.conf.getAll`` (one call) -> run facets and naming context.
+
+All of them run inside ``interceptor.paused()`` so they are not mistaken for the task's actions.
+They run after the task's actions, never before one, and change nothing on the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """What ``DESCRIBE TABLE EXTENDED`` says about a table (or view)."""
+
+    catalog: str | None
+    database: str | None
+    table: str
+    kind: str | None  # MANAGED / EXTERNAL / VIEW
+    provider: str | None
+    location: str | None
+    view_text: str | None = None
+
+
+def table_info_from_rows(name: str, rows: list[tuple[str, str]]) -> TableInfo:
+    """Pure: the ``# Detailed Table Information`` section of DESCRIBE TABLE EXTENDED."""
+    details: dict[str, str] = {}
+    in_details = False
+    for raw_key, value in rows:
+        key = (raw_key or "").strip()
+        if key.startswith("# Detailed Table Information"):
+            in_details = True
+            continue
+        if in_details and key.startswith("#"):
+            break
+        if in_details and key:
+            details[key] = value or ""
+    table = details.get("Table") or name.rsplit(".", 1)[-1].strip("`")
+    return TableInfo(
+        catalog=details.get("Catalog") or None,
+        database=details.get("Database") or None,
+        table=table,
+        kind=(details.get("Type") or "").upper() or None,
+        provider=(details.get("Provider") or "").lower() or None,
+        location=details.get("Location") or None,
+        view_text=details.get("View Text") or details.get("View Original Text") or None,
+    )
+
+
+class ServerLookups:
+    """Cached server lookups for one task's Connect session."""
+
+    def __init__(self, spark: Any, paused: Callable[[], contextlib.AbstractContextManager[None]]) -> None:
+        self._spark = spark
+        self._paused = paused
+        self._cache: dict[Any, Any] = {}
+        self.calls = 0
+
+    @contextlib.contextmanager
+    def _quiet(self) -> Iterator[None]:
+        with self._paused():
+            yield
+
+    def _cached(self, key: Any, fetch: Callable[[], T]) -> T:
+        if key in self._cache:
+            value = self._cache[key]
+            if isinstance(value, Exception):
+                raise value
+            return value  # type: ignore[no-any-return]
+        try:
+            with self._quiet():
+                self.calls += 1
+                value = fetch()
+        except Exception as exc:
+            self._cache[key] = exc
+            raise
+        self._cache[key] = value
+        return value
+
+    def forget(self, kind: str) -> None:
+        """Drop cached answers of one kind (tables change when the task writes them)."""
+        for key in [k for k in self._cache if k[0] == kind]:
+            del self._cache[key]
+
+    @staticmethod
+    def _plan(relation: Any) -> Any:
+        from pyspark.sql.connect.proto import base_pb2
+
+        plan = base_pb2.Plan()
+        plan.root.CopyFrom(relation)
+        return plan
+
+    def schema(self, relation: Any, key: Any = None) -> str:
+        """``StructType.json`` of a relation; uncached when ``key`` is None."""
+        client = self._spark.client
+
+        def fetch() -> str:
+            return str(client.schema(self._plan(relation)).json())
+
+        if key is None:
+            with self._quiet():
+                self.calls += 1
+                return fetch()
+        return self._cached(("schema", key), fetch)
+
+    def input_files(self, relation: Any, key: Any) -> list[str]:
+        client = self._spark.client
+        return self._cached(
+            ("files", key),
+            lambda: list(client._analyze(method="input_files", plan=self._plan(relation)).input_files),
+        )
+
+    def table(self, name: str) -> TableInfo:
+        def fetch() -> TableInfo:
+            rows = self._spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect()
+            return table_info_from_rows(name, [(r[0], r[1]) for r in rows])
+
+        return self._cached(("table", name), fetch)
+
+    def table_schema(self, name: str) -> str:
+        from pyspark.sql.connect.proto import relations_pb2
+
+        relation = relations_pb2.Relation()
+        relation.read.named_table.unparsed_identifier = name
+        return self.schema(relation, key=("table", name))
+
+    def current_database(self) -> str:
+        return self._cached(("db",), lambda: str(self._spark.catalog.currentDatabase()))
+
+    def database_location(self, database: str) -> str | None:
+        def fetch() -> str | None:
+            return str(self._spark.catalog.getDatabase(database).locationUri or "") or None
+
+        return self._cached(("dblocation", database), fetch)
+
+    def conf(self) -> dict[str, str]:
+        return self._cached(("conf",), lambda: dict(self._spark.conf.getAll))
+
+    def version(self) -> str:
+        return self._cached(("version",), lambda: str(self._spark.version))
+
+
+__all__ = ["ServerLookups", "TableInfo", "table_info_from_rows"]

@@ -1,0 +1,173 @@
+"""SparkConnectLineageCapture on a real Spark Connect server: the pyspark internals it relies on,
+failures that lose one action's lineage only, nesting and cleanup."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spark_helpers import local, names, run_captured
+
+from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
+from lineage_operators.spark.connect.interceptor import PlanListener, attach, detach
+from lineage_operators.spark.connect.server import ServerLookups
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+
+class Recorder(PlanListener):
+    def __init__(self) -> None:
+        self.requests: list[Any] = []
+        self.responses: list[tuple[str, str]] = []
+
+    def on_request(self, request: Any) -> None:
+        self.requests.append(request)
+
+    def on_response(self, operation_id: str, response: Any) -> None:
+        self.responses.append((operation_id, response.WhichOneof("response_type") or "metrics"))
+
+
+def captured(spark: Any, body: Any, **options: Any) -> Any:
+    _, result = run_captured(spark, body, **options)
+    assert isinstance(_, SparkConnectLineageCapture)
+    return result
+
+
+@pytest.fixture(scope="module")
+def source(connect_spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("connect") / "source"
+    connect_spark.range(5).selectExpr("id", "id * 2 AS twice").write.parquet(str(path))
+    return path
+
+
+def test_pyspark_internals_the_interceptor_uses(connect_spark: Any, source: Path) -> None:
+    """Fails loudly when a pyspark release changes what attach() and the lookups depend on:
+    ``SparkConnectClient._stub`` / ``._channel`` and ``_analyze(method="input_files")``."""
+    client = connect_spark.client
+    original = client._stub
+    assert client._channel is not None
+    recorder = Recorder()
+    attach(connect_spark, recorder)
+    try:
+        assert client._stub is not original
+        rows = connect_spark.read.parquet(str(source)).where("id > 1").collect()
+    finally:
+        detach(connect_spark, recorder)
+    assert client._stub is original
+    assert len(rows) == 3
+    (request,) = recorder.requests
+    assert request.plan.root.WhichOneof("rel_type") == "filter"
+    assert (request.operation_id, "result_complete") in recorder.responses
+    files = client._analyze(
+        method="input_files", plan=connect_spark.read.parquet(str(source))._plan.to_proto(client)
+    )
+    assert files.input_files
+    assert all(f.startswith("file:") for f in files.input_files)
+
+
+def test_nested_captures_share_the_interceptor(connect_spark: Any, source: Path, tmp_path: Path) -> None:
+    client = connect_spark.client
+    original = client._stub
+    outer, inner = SparkConnectLineageCapture(connect_spark), SparkConnectLineageCapture(connect_spark)
+    outer.start()
+    inner.start()
+    connect_spark.read.parquet(str(source)).count()
+    first = inner.stop()
+    connect_spark.range(2).write.parquet(str(tmp_path / "after"))
+    second = outer.stop()
+    assert client._stub is original
+    assert names(first.inputs) == {local(source)}
+    assert first.outputs == []
+    assert names(second.outputs) == {local(tmp_path / "after")}
+    assert first.complete
+    assert second.complete
+
+
+def test_a_failing_lookup_loses_that_action_only(
+    connect_spark: Any, source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    real = ServerLookups.input_files
+
+    def flaky(self: ServerLookups, relation: Any, key: Any) -> list[str]:
+        if str(source) in key[2]:  # the server fails (or times out) on this read's analysis
+            raise TimeoutError("server too slow")
+        return real(self, relation, key)
+
+    monkeypatch.setattr(ServerLookups, "input_files", flaky)
+    out = tmp_path / "copy"
+
+    def body() -> None:
+        assert connect_spark.read.parquet(str(source)).count() == 5  # its lookup fails
+        connect_spark.range(3).write.parquet(str(out))
+
+    with caplog.at_level(logging.WARNING):
+        result = captured(connect_spark, body)
+    assert names(result.outputs) == {local(out)}
+    assert result.inputs == []
+    assert not result.complete
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1
+    assert "lineage of one Spark Connect action lost" in warnings[0]
+    assert out.exists()  # the task's own work is untouched
+
+
+def test_out_of_budget_stops_resolving_with_one_warning(
+    connect_spark: Any, source: Path, tmp_path: Path, caplog: Any
+) -> None:
+    def body() -> None:
+        connect_spark.read.parquet(str(source)).count()
+        connect_spark.range(1).write.parquet(str(tmp_path / "a"))
+        connect_spark.range(1).write.parquet(str(tmp_path / "b"))
+
+    with caplog.at_level(logging.WARNING):
+        result = captured(connect_spark, body, budget=0.0)
+    assert names(result.inputs) == {local(source)}
+    assert result.outputs == []
+    assert not result.complete
+    assert len([r for r in caplog.records if r.levelname == "WARNING"]) == 1
+
+
+def test_temp_and_persistent_views_resolve_to_what_they_read(connect_spark: Any, source: Path) -> None:
+    def body() -> None:
+        connect_spark.read.parquet(str(source)).createOrReplaceTempView("connect_src")
+        connect_spark.sql(f"CREATE OR REPLACE VIEW default.connect_view AS SELECT * FROM parquet.`{source}`")
+        connect_spark.sql("SELECT * FROM connect_src").collect()
+        connect_spark.table("default.connect_view").collect()
+
+    result = captured(connect_spark, body)
+    assert names(result.inputs) == {local(source)}
+    connect_spark.sql("DROP VIEW IF EXISTS default.connect_view")
+
+
+def test_secrets_in_options_never_reach_the_result(connect_spark: Any, caplog: Any) -> None:
+    url = "jdbc:postgresql://dbhost:5433/sales?user=alice&password=hunter2"
+
+    def body() -> None:
+        with pytest.raises(Exception):  # noqa: B017, PT011 - no such database
+            connect_spark.range(2).write.jdbc(
+                url, "public.orders", mode="append", properties={"password": "s3cret"}
+            )
+
+    with caplog.at_level(logging.DEBUG, logger="lineage_operators"):
+        result = captured(connect_spark, body)
+    assert names(result.outputs) == {("postgres://dbhost:5433", "sales.public.orders")}
+    text = repr(result) + " ".join(r.getMessage() for r in caplog.records)
+    assert "hunter2" not in text
+    assert "s3cret" not in text
+
+
+def test_the_mixins_recorder_captures_a_connect_session(
+    connect_spark: Any, source: Path, tmp_path: Path
+) -> None:
+    from lineage_operators.recorder import LineageRecorder
+
+    recorder = LineageRecorder("dag.task")
+    out = tmp_path / "recorded"
+    with recorder.capturing(connect_spark):
+        connect_spark.read.parquet(str(source)).write.mode("overwrite").parquet(str(out))
+    assert names(recorder.inputs) == {local(source)}
+    assert names(recorder.outputs) == {local(out)}
+    assert recorder.outputs[0].facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
+    assert recorder.run_facets["spark_processingEngine"].version == connect_spark.version

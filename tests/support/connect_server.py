@@ -1,0 +1,133 @@
+"""A real Spark Connect server for tests, started from pyspark's own jars.
+
+``ConnectServer`` runs ``org.apache.spark.sql.connect.service.SparkConnectServer`` (the jar ships
+in ``pyspark/jars``) through pyspark's ``bin/spark-submit`` on 127.0.0.1 and a free port, with
+its warehouse, Derby home and scratch space under one temporary directory, waits until the port
+accepts connections, and ``stop()`` terminates it (its whole process group) and deletes the
+directory. Use the session-scoped fixture::
+
+    from tests.support.connect_server import connect_server  # noqa: F401
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+HOST = "127.0.0.1"
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+START_TIMEOUT = 180.0
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def _pyspark_home() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).resolve().parent
+
+
+class ConnectServer:
+    """One Spark Connect server process; ``url`` is its ``sc://`` address."""
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="lineage-connect-"))
+        self.warehouse = self.root / "warehouse"
+        self.port = _free_port()
+        self.url = f"sc://{HOST}:{self.port}"
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log = self.root / "server.log"
+
+    def start(self) -> ConnectServer:
+        home = _pyspark_home()
+        conf = {
+            "spark.master": "local[2]",
+            "spark.connect.grpc.binding.address": HOST,
+            "spark.connect.grpc.binding.port": str(self.port),
+            "spark.sql.warehouse.dir": str(self.warehouse),
+            "spark.local.dir": str(self.root / "local"),
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+            "spark.driver.host": HOST,
+            "spark.driver.bindAddress": HOST,
+            "spark.driver.extraJavaOptions": f"-Dderby.system.home={self.root / 'derby'}",
+        }
+        command = [str(home / "bin" / "spark-submit"), "--class", SERVER_CLASS, "--name", "lineage-tests"]
+        for key, value in conf.items():
+            command += ["--conf", f"{key}={value}"]
+        command.append("spark-internal")
+        env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": HOST}
+        env.pop("SPARK_REMOTE", None)
+        env.pop("SPARK_CONNECT_MODE_ENABLED", None)
+        with open(self._log, "wb") as log:
+            self._process = subprocess.Popen(
+                command,
+                cwd=self.root,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        atexit.register(self.stop)  # also when the run is interrupted before the fixture's teardown
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            assert self._process is not None
+            if self._process.poll() is not None:
+                raise RuntimeError(f"Spark Connect server exited early:\n{self.log_tail()}")
+            with contextlib.suppress(OSError), socket.create_connection((HOST, self.port), timeout=1):
+                return
+            time.sleep(0.5)
+        self.stop()
+        raise RuntimeError(f"Spark Connect server did not listen within {START_TIMEOUT:.0f}s")
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self._log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "<no log>"
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=30)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def connect_server() -> Iterator[ConnectServer]:
+    """A Spark Connect server shared by the whole test run, stopped at its end."""
+    pytest.importorskip("pyspark.sql.connect.client", reason="the `connect` extra is not installed")
+    server = ConnectServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
