@@ -75,8 +75,13 @@ class CaptureResult:
 class SparkLineageCapture:
     """Watches the Spark executions of one task; see the module docstring. Never raises."""
 
-    def __init__(self, spark: Any, *, drain_timeout: float = DEFAULT_DRAIN_TIMEOUT) -> None:
+    def __init__(
+        self, spark: Any, *, drain_timeout: float = DEFAULT_DRAIN_TIMEOUT, column_lineage: Any = None
+    ) -> None:
+        """``column_lineage``: a ``ColumnLineageSettings`` (None: the defaults, column lineage on)."""
         self._spark = spark
+        self._columns_settings = column_lineage
+        self._columns: Any = None  # plan_json.PlanJsonReader
         self._drain_timeout = drain_timeout
         self._lock = threading.Lock()
         self._facts: list[Any] = []  # ExecutionFacts, in callback order
@@ -125,7 +130,8 @@ class SparkLineageCapture:
         sc = spark.sparkContext
         self._gateway = sc._gateway
         self._tools = tools_for(self._gateway)
-        self._reader = PlanReader(self._tools, jss, redact_url)
+        self._columns = _column_reader(self._tools, self._columns_settings)
+        self._reader = PlanReader(self._tools, jss, redact_url, self._columns)
         self._run_facets = self._read_run_facets(sc)
         self._naming = self._read_naming(spark, sc)
         if not lst.drain(sc._jsc, START_DRAIN_TIMEOUT):
@@ -188,6 +194,8 @@ class SparkLineageCapture:
 
         if self._listener is not None:
             self._listener.enabled = False
+        if self._columns is not None:
+            self._columns.close()
         if self._jlistener is not None:
             try:
                 self._spark._jsparkSession.listenerManager().unregister(self._jlistener)
@@ -272,7 +280,7 @@ class SparkLineageCapture:
             facts = list(self._facts)
             failures = self._failures
         facts = self._attributed(facts)
-        inputs, outputs, statements = resolve(facts, self._naming or NamingContext())
+        inputs, outputs, statements = resolve(facts, self._naming or NamingContext(), self._columns_settings)
         job_facets: dict[str, Any] = {}
         sql = sql_job_facet(statements)
         if sql is not None:
@@ -324,6 +332,14 @@ class SparkLineageCapture:
                 "spark.hadoop.hive.metastore.uris", None
             )
         return NamingContext(warehouse=warehouse, metastore_uris=metastore)
+
+
+def _column_reader(tools: Any, settings: Any) -> Any:
+    from lineage_operators.column_lineage.settings import ColumnLineageSettings
+    from lineage_operators.spark.plan_json import PlanJsonReader
+
+    settings = settings or ColumnLineageSettings()
+    return PlanJsonReader(tools, settings.max_columns) if settings.enabled else None
 
 
 __all__ = ["CaptureResult", "SparkLineageCapture"]

@@ -53,6 +53,7 @@ from lineage_operators.spark.jvm import (
     split_list,
     split_records,
 )
+from lineage_operators.spark.plan_json import expr_ids_field, parse_expr_ids
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,7 @@ class RelationFacts:
     rows: int | None = None
     size: int | None = None
     files: int | None = None
+    expr_ids: tuple[int, ...] = ()  # the leaf's output attributes, to join column lineage
 
 
 @dataclass
@@ -103,6 +105,7 @@ class ExecutionFacts:
     outputs: list[RelationFacts] = field(default_factory=list)
     sql: str | None = None
     cost_ms: float = 0.0
+    column_lineage: Any = None  # PlanColumnLineage of the written query (column_lineage package)
 
 
 # --------------------------------------------------------------------------------------------
@@ -295,6 +298,7 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
         t.when(LR, t.chain(relation, t.when(JDBC_REL, jdbc))),
         t.when(DSV2_REL, v2),
         t.when(LR, t.chain(relation, _identity_hash(t))),
+        expr_ids_field(t),
     ]
     return fields
 
@@ -615,8 +619,9 @@ def known_table(table: TableRef) -> tuple[str | None, str | None] | None:
 class PlanReader:
     """Reads :class:`ExecutionFacts` from ``QueryExecution`` objects of one session."""
 
-    def __init__(self, tools: JvmTools, jsession: Any, redact_url: Any) -> None:
+    def __init__(self, tools: JvmTools, jsession: Any, redact_url: Any, columns: Any = None) -> None:
         self._t = tools
+        self._columns = columns  # a plan_json.PlanJsonReader when column lineage is on
         self._jss = jsession
         self._redact_url = redact_url
         self._catalog: Any = None
@@ -678,6 +683,8 @@ class PlanReader:
                 log.warning(
                     "lineage capture: cannot read the output of %s: %s", cls.rsplit(".", 1)[-1], describe(exc)
                 )
+        if facts.outputs and self._columns is not None:
+            facts.column_lineage = self._columns.read(plan)
         if succeeded and any(rel.location for rel in facts.inputs):
             try:
                 self._input_stats(qe, facts.inputs)
@@ -750,6 +757,12 @@ class PlanReader:
 
     def _parse_leaf(self, record: list[str | None]) -> list[RelationFacts]:
         """A leaf record (fields of :func:`_leaf_fields`) -> the datasets it stands for."""
+        facts = self._parse_leaf_datasets(record)
+        for rel in facts:
+            rel.expr_ids = parse_expr_ids(_at(record, 10))
+        return facts
+
+    def _parse_leaf_datasets(self, record: list[str | None]) -> list[RelationFacts]:
         leaf_cls = _at(record, 0) or ""
         roots = split_list(_at(record, 3))
         leaf_dirs = set(split_list(_at(record, 4)))

@@ -158,9 +158,15 @@ def _dataset(acc: _Acc, output: bool) -> LineageDataset:
 
 
 def resolve(
-    executions: Iterable[ExecutionFacts], ctx: NamingContext
+    executions: Iterable[ExecutionFacts], ctx: NamingContext, column_lineage: Any = None
 ) -> tuple[list[LineageDataset], list[LineageDataset], list[str]]:
-    """(inputs, outputs, redacted SQL statements) of the given executions, in execution order."""
+    """(inputs, outputs, redacted SQL statements) of the given executions, in execution order.
+
+    ``column_lineage``: ColumnLineageSettings for the outputs' ``columnLineage`` facets.
+    """
+    from lineage_operators.column_lineage.datasets import attach_column_lineage
+
+    executions = list(executions)
     inputs: dict[DatasetName, _Acc] = {}
     outputs: dict[DatasetName, _Acc] = {}
     statements: list[str] = []
@@ -173,8 +179,6 @@ def resolve(
             statement = _redact(execution.sql)
             if statement not in statements:
                 statements.append(statement)
-    return (
-        [_dataset(acc, False) for _, acc in sorted(inputs.items())],
-        [_dataset(acc, True) for _, acc in sorted(outputs.items())],
-        statements,
-    )
+    resolved_outputs = [_dataset(acc, True) for _, acc in sorted(outputs.items())]
+    attach_column_lineage(resolved_outputs, executions, _names, column_lineage)
+    return [_dataset(acc, False) for _, acc in sorted(inputs.items())], resolved_outputs, statements
