@@ -42,6 +42,11 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     :param master: a Spark master or ``sc://`` Spark Connect URL, when no ``conn_id`` is given.
     :param config_kwargs: Spark conf for the session this operator creates.
     :param capture_lineage: read the Spark plans of every execution to find datasets (default on).
+    :param column_lineage: emit the ``columnLineage`` facet on outputs; ``None``: the
+        ``[lineage_operators] column_lineage`` Airflow config (default on).
+    :param column_lineage_dataset_dependencies: ``"dataset"`` (filters, join keys... in the facet's
+        ``dataset`` list) or ``"fields"`` (copied into every field); ``None``: config, else "dataset".
+    :param column_lineage_max_columns: outputs with more columns get no facet; ``None``: config, else 1000.
     :param inputs: / :param outputs: datasets known before the run (paths or URIs), templated.
 
     After (and during) ``execute``, ``resolved_inputs`` / ``resolved_outputs`` list the datasets
@@ -59,6 +64,9 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         master: str | None = None,
         config_kwargs: Mapping[str, Any] | None = None,
         capture_lineage: bool = True,
+        column_lineage: bool | None = None,
+        column_lineage_dataset_dependencies: str | None = None,
+        column_lineage_max_columns: int | None = None,
         op_args: Sequence[Any] | None = None,
         op_kwargs: Mapping[str, Any] | None = None,
         **kwargs: Any,
@@ -75,11 +83,22 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             raise TypeError(
                 f"config_kwargs must be a mapping of Spark conf, got {type(config_kwargs).__name__}"
             )
+        from lineage_operators.column_lineage.settings import validate
+
+        validate(
+            column_lineage,
+            column_lineage_dataset_dependencies,
+            column_lineage_max_columns,
+            owner=type(self).__name__,
+        )
         super().__init__(python_callable=python_callable, op_args=op_args, op_kwargs=op_kwargs, **kwargs)
         self.conn_id = conn_id
         self.master = master
         self.config_kwargs = config_kwargs
         self.capture_lineage = capture_lineage
+        self.column_lineage = column_lineage
+        self.column_lineage_dataset_dependencies = column_lineage_dataset_dependencies
+        self.column_lineage_max_columns = column_lineage_max_columns
 
     def run_spark(self, spark: SparkSession, context: Any) -> Any:
         """Override in an internal operator to run its job; the return value goes to XCom."""
@@ -154,9 +173,13 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         if not openlineage_client_available() or _openlineage_disabled():
             return None
         try:
+            from lineage_operators.column_lineage.settings import resolve_settings
             from lineage_operators.spark.capture import SparkLineageCapture
 
-            capture = SparkLineageCapture(spark)
+            settings = resolve_settings(
+                self.column_lineage, self.column_lineage_dataset_dependencies, self.column_lineage_max_columns
+            )
+            capture = SparkLineageCapture(spark, column_lineage=settings)
             capture.start()
             return capture
         except Exception as error:
