@@ -54,7 +54,9 @@ class PlanColumnLineage:
     unknown_nodes: tuple[str, ...] = ()
 
 
-def lineage_of_plan(plan_json: str | list[Any], output_names: Sequence[str] | None = None) -> PlanColumnLineage:
+def lineage_of_plan(
+    plan_json: str | list[Any], output_names: Sequence[str] | None = None
+) -> PlanColumnLineage:
     """See the module docstring. Never raises on odd plans: unknown nodes are listed instead."""
     from lineage_operators.column_lineage.engine import lineage_of_plan as _impl
 
