@@ -45,8 +45,9 @@ def parse_tree(items: Any) -> Node | None:
         return None
     if len(items) == 1:  # fast path: a lone attribute or literal, most of a big plan's arrays
         item = items[0]
-        cls = item.get("class") if isinstance(item, dict) else None
-        return Node(short_class(cls), item) if isinstance(cls, str) else None
+        if isinstance(item, dict) and item.get("num-children") == 0:
+            cls = item.get("class")
+            return Node(short_class(cls), item) if isinstance(cls, str) else None
     root: Node | None = None
     stack: list[list[Any]] = []  # [node, children still expected]
     for item in items:

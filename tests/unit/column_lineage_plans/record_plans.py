@@ -78,6 +78,7 @@ SQL_CASES: dict[str, str] = {
     "subquery_in_exists": "SELECT a FROM t1 WHERE b IN (SELECT d FROM t2 WHERE c = 'x')"
     " AND EXISTS (SELECT 1 FROM t2 WHERE t2.a = t1.a)",
     "subquery_not_in": "SELECT a FROM t1 WHERE b NOT IN (SELECT d FROM t2)",
+    "lateral_join": "SELECT t1.a, l.x FROM t1, LATERAL (SELECT t1.b * 2 AS x WHERE t1.c = 'k') l",
     "cte": "WITH x AS (SELECT a, b * 2 AS b2 FROM t1 WHERE c = 'z'), y AS (SELECT a, sum(b2) AS s FROM x"
     " GROUP BY a) SELECT y.a, y.s, x.b2 FROM y JOIN x ON y.a = x.a",
     "persistent_view": "SELECT pb AS out FROM pv",
@@ -203,6 +204,12 @@ def main() -> int:
             _write(name, analyzed.toJSON())
         for name, build in _df_cases(spark).items():
             _write(name, build()._jdf.queryExecution().analyzed().toJSON())
+        # Parquet read through DataSource V2 (a DataSourceV2Relation leaf)
+        files = str(work / "v2")
+        spark.table("t1").write.parquet(files)
+        spark.conf.set("spark.sql.sources.useV1SourceList", "")
+        v2 = spark.read.parquet(files).selectExpr("a * 2 AS a2", "c").where("b > 0")
+        _write("df_v2_relation", v2._jdf.queryExecution().analyzed().toJSON())
     finally:
         spark.stop()
         shutil.rmtree(work, ignore_errors=True)
