@@ -75,7 +75,7 @@ ROWS = [
     row(
         "coalesce", {"cond": {"t1.a": "CONDITIONAL TRANSFORMATION", "t1.b": "CONDITIONAL TRANSFORMATION"}}, {}
     ),
-    row("count_star", {"nd": {"t1.c": "AGGREGATION*"}}, {}),
+    row("count_star", {"n": {}, "nd": {"t1.c": "AGGREGATION*"}}, {}),
     # a whole CTAS command: its nested query is walked
     row("ctas", {"a": {"t1.a": "IDENTITY"}, "c2": {"t1.c": "TRANSFORMATION"}}, {"t1.b": "FILTER"}),
     # CTE refs map positionally to the definition's output
@@ -86,7 +86,7 @@ ROWS = [
     ),
     row(
         "cube",
-        {"k": {"t3.k": "IDENTITY"}, "ts": {"t3.ts": "IDENTITY"}},
+        {"k": {"t3.k": "IDENTITY"}, "ts": {"t3.ts": "IDENTITY"}, "n": {}},
         {"t3.k": "GROUP_BY", "t3.ts": "GROUP_BY"},
     ),
     # a cached DataFrame's analyzed plan is the plain one
@@ -314,7 +314,7 @@ ROWS = [
         {"cond": {"t1.a": "CONDITIONAL", "t1.b": "TRANSFORMATION", "t2.d": "TRANSFORMATION"}},
         {"t1.a": "FILTER JOIN", "t2.a": "FILTER JOIN"},
     ),
-    row("one_row", {}, {}),
+    row("one_row", {"one": {}, "d": {}}, {}),
     # trace through a persistent view (its up-casts are identity)
     row("persistent_view", {"out": {"t1.b": "IDENTITY"}}, {"t1.a": "FILTER"}),
     row(
@@ -394,7 +394,11 @@ ROWS = [
     # OL union (+ a widening and a narrowing cast)
     row(
         "union_all",
-        {"a": {"t1.a": "IDENTITY", "t2.a": "IDENTITY"}, "b": {"t1.b": "IDENTITY", "t2.c": "TRANSFORMATION"}},
+        {
+            "a": {"t1.a": "IDENTITY", "t2.a": "IDENTITY"},
+            "b": {"t1.b": "IDENTITY", "t2.c": "TRANSFORMATION"},
+            "source": {},  # a literal: an output column with no source
+        },
         {},
     ),
     # UNION DISTINCT: no GROUP BY (as OL's Aggregate-over-Union rule)

@@ -16,8 +16,21 @@ CONTRACT between the two layers (keep it stable; both sides are table-tested):
     lineage.unknown_nodes  # plan node classes that were not understood (lineage partial through them)
 
 ``plan_json`` is the text (or the already-parsed list) of ``LogicalPlan.toJSON()`` of the *query*
-whose rows are written (for a write command, its query child / inner query), and ``output_names``
-the written column names, positional over the query's output (None: the query's own output names).
+whose rows are written (for a write command, its query child / inner query; a whole write command
+is unwrapped too), and ``output_names`` the written column names, positional over the query's
+output (None: the query's own output names).
+
+* ``fields`` has one entry per output column, in output order; a column computed from no source
+  (a literal, ``count(*)``) maps to ``{}``. A name given twice gets the union of both columns.
+* ``SourceColumn`` is an output attribute of a leaf (LogicalRelation, HiveTableRelation,
+  DataSourceV2Relation, LogicalRDD, LocalRelation, Range...): top-level columns only, a nested
+  struct field is reported on its top-level column.
+* ``unknown_nodes`` lists short class names (``MapInPandas``) in the order met, each once;
+  ``engine.INVALID_PLAN`` alone (and nothing else computed) when the input is not a plan at all.
+
+Semantics are openlineage-spark's (which walks the optimized plan; :mod:`.engine` emulates what its
+optimizer changes, e.g. the ``IS NOT NULL`` filters inferred on join keys); see engine.py and
+expressions.py for the rules and where they deliberately differ.
 """
 
 from __future__ import annotations

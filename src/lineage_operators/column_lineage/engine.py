@@ -504,8 +504,6 @@ def lineage_of_plan(
     fields: dict[str, dict[SourceColumn, frozenset[Transformation]]] = {}
     for name, (ident, _) in zip(names, outputs, strict=False):
         columns = _columns(walk.attrs.get(ident, {}), walk.sources)
-        if not columns:
-            continue
         if name in fields:  # a duplicate output name: one entry with both columns' sources
             for column, kinds in columns.items():
                 fields[name][column] = fields[name].get(column, frozenset()) | kinds
