@@ -8,7 +8,17 @@ sink. Attributes are looked up by ``exprId``, so an attribute created once is ne
 work is linear in the plan size (times the number of sources a column depends on).
 
 Semantics follow openlineage-spark's column lineage, which walks the *optimized* plan; where the
-optimizer changes what it would see, the rule emulates it (documented per rule below).
+optimizer changes what it would see, the rule emulates it: ``IS NOT NULL`` inferred on join keys
+(FILTER), DISTINCT as GROUP BY (not over a UNION), dropDuplicates as GROUP BY keys + first()
+(AGGREGATION), INTERSECT/EXCEPT as a semi/anti join on every column. Window PARTITION/ORDER BY
+stays on the column (WINDOW), as openlineage-spark reports it. Deliberately better than it:
+
+* a cast that keeps the value (same type, exact widening, ``UpCast``) is IDENTITY, not
+  TRANSFORMATION (Spark adds such casts for views, unions and inserts);
+* subqueries are walked: a scalar subquery's value keeps its own type (``max(x)``: AGGREGATION)
+  and the columns its conditions read are INDIRECT on that column; IN / EXISTS in a WHERE are
+  FILTER for everything they read (openlineage-spark sees the optimizer's semi joins, JOIN);
+* a pivot's pivot column is CONDITIONAL; an aggregate's ``FILTER (WHERE ...)`` is FILTER.
 """
 
 from __future__ import annotations
