@@ -46,9 +46,10 @@ def table_columns(items: Any) -> dict[int, str]:
                 and isinstance(leaf, dict)
                 and leaf.get("num-children") == 0
             ):
-                for attr in leaf.get("output") or []:
-                    ident = attr[0]["exprId"]["id"]
-                    found.setdefault(ident, f"{alias['identifier']['name']}.{attr[0]['name']}")
+                for field in ("output", "dataCols", "partitionCols"):
+                    for attr in leaf.get(field) or []:
+                        ident = attr[0]["exprId"]["id"]
+                        found.setdefault(ident, f"{alias['identifier']['name']}.{attr[0]['name']}")
     return found
 
 
@@ -292,6 +293,16 @@ ROWS = [
             "t2.c": "FILTER",
             "t2.d": "SORT",
         },
+    ),
+    # a Hive text table: HiveTableRelation (data and partition columns)
+    row(
+        "hive_table",
+        {
+            "a": {"hive_text.a": "IDENTITY"},
+            "ub": {"hive_text.b": "TRANSFORMATION"},
+            "p": {"hive_text.p": "IDENTITY"},
+        },
+        {"hive_text.p": "FILTER"},
     ),
     # nested fields are reported on the top-level column
     row(

@@ -3,7 +3,7 @@
 Run from the worktree root: ``.venv/bin/python tests/unit/column_lineage_plans/record_plans.py``.
 Each case writes ``<case>.json``: Spark's own ``LogicalPlan.toJSON()`` of the analyzed plan (for a
 write command, the whole analyzed command, so the tests also cover unwrapping its query). The
-``jvmId`` and ``catalogTable`` fields are dropped to keep the files small; the engine ignores them.
+``jvmId`` and catalog metadata fields are dropped to keep the files small; the engine ignores them.
 Exprids depend on the order in which the cases run, so a rerun rewrites every file.
 """
 
@@ -26,6 +26,7 @@ TABLES = [
     "CREATE TABLE nested (id INT, s STRUCT<x: INT, y: STRING>, arr ARRAY<STRING>, m MAP<STRING, INT>)"
     " USING parquet",
     "CREATE VIEW pv AS SELECT a, b AS pb FROM t1 WHERE a > 0",
+    "CREATE TABLE hive_text (a INT, b STRING) PARTITIONED BY (p INT) STORED AS TEXTFILE",
 ]
 
 # name -> SQL text (a query) or "CMD:" + SQL text (a command, analyzed but not run)
@@ -87,6 +88,7 @@ SQL_CASES: dict[str, str] = {
     "cube": "SELECT k, ts, count(*) AS n FROM t3 GROUP BY CUBE(k, ts)",
     "pivot": "SELECT * FROM (SELECT k, ts, amount FROM t3)"
     " PIVOT (sum(amount) FOR ts IN (1 AS one, 2 AS two))",
+    "hive_table": "SELECT a, upper(b) AS ub, p FROM hive_text WHERE p = 1",
     "nested_struct": "SELECT id, s.x AS sx, s AS whole, upper(s.y) AS uy FROM nested",
     "struct_build": "SELECT named_struct('p', a, 'q', c) AS st FROM t1",
     "aggregate_filter": "SELECT sum(a) FILTER (WHERE b > 0) AS s FROM t1",
@@ -166,9 +168,12 @@ def _df_cases(spark: Any) -> dict[str, Callable[[], Any]]:
     }
 
 
+_UNUSED = {"jvmId", "catalogTable", "tableMeta", "desc"}  # noise for the engine (catalog metadata)
+
+
 def _strip(obj: Any) -> Any:
     if isinstance(obj, dict):
-        return {k: _strip(v) for k, v in obj.items() if k not in ("jvmId", "catalogTable")}
+        return {k: _strip(v) for k, v in obj.items() if k not in _UNUSED}
     if isinstance(obj, list):
         return [_strip(v) for v in obj]
     return obj
@@ -188,6 +193,7 @@ def main() -> int:
         .config("spark.ui.enabled", "false")
         .config("spark.sql.warehouse.dir", str(work / "warehouse"))
         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={work / 'derby'}")
+        .enableHiveSupport()  # for a HiveTableRelation leaf (a text-format Hive table)
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
