@@ -294,6 +294,18 @@ ROWS = [
             "t2.d": "SORT",
         },
     ),
+    # WITH RECURSIVE: the anchor's and the recursion's columns, the loop read back through the loop
+    row(
+        "recursive_cte",
+        {"n": {"t3.ts": "IDENTITY TRANSFORMATION"}, "k": {"t3.k": "IDENTITY"}},
+        {"t3.ts": "FILTER"},
+    ),
+    # UNPIVOT (an Expand); the IS NOT NULL Spark adds filters on the unpivoted columns
+    row(
+        "unpivot",
+        {"k": {"t3.k": "IDENTITY"}, "kind": {}, "val": {"t3.amount": "IDENTITY", "t3.ts": "IDENTITY"}},
+        {"t3.amount": "FILTER", "t3.ts": "FILTER"},
+    ),
     # a Hive text table: HiveTableRelation (data and partition columns)
     row(
         "hive_table",

@@ -144,6 +144,8 @@ class _Walk:
         self.attrs: dict[int, Lineage] = {}
         self.sources: dict[int, SourceColumn] = {}
         self.cte_outputs: dict[Any, list[Attr]] = {}
+        self.loop_outputs: dict[Any, list[Lineage]] = {}
+        self.loop_budget = _LOOP_BUDGET
         self.unknown: dict[str, None] = {}
         self.exprs = ExpressionEvaluator(self.attrs, self._subquery)
         self.rules: dict[str, Callable[[Node, list[list[Attr]], Lineage], list[Attr]]] = {
@@ -165,6 +167,8 @@ class _Walk:
             "WithCTE": self._with_cte,
             "CTERelationDef": self._cte_def,
             "CTERelationRef": self._cte_ref,
+            "UnionLoop": self._union_loop,
+            "UnionLoopRef": self._union_loop_ref,
             "HiveTableRelation": self._hive_relation,
         }
 
@@ -448,6 +452,50 @@ class _Walk:
         for (ident, _), (source, _) in zip(output, definition, strict=False):
             self.attrs[ident] = self.attrs.get(source, {})
         return output
+
+    def _union_loop(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
+        """WITH RECURSIVE: column i is column i of the anchor or of the recursion, whose reference
+        to the loop reads the loop's own columns: re-walk the recursion until that settles."""
+        anchor = inputs[0] if inputs else []
+        ids = node.fields.get("outputAttrIds")
+        idents = [item.get("id") if isinstance(item, dict) else None for item in _as_list(ids)]
+        output = [
+            (ident, name) for ident, (_, name) in zip(idents, anchor, strict=False) if type(ident) is int
+        ]
+        loop = _hashable(node.fields.get("id"))
+        current = [self.attrs.get(ident, {}) for ident, _ in anchor]
+        recursion = inputs[1] if len(inputs) > 1 else []  # walked once, the loop still unknown
+        for rounds in range(_LOOP_ROUNDS):
+            merged = [
+                union([lineage, self.attrs.get(recursion[i][0]) if i < len(recursion) else None])
+                for i, lineage in enumerate(current)
+            ]
+            if merged == current and rounds:
+                break
+            current = merged
+            if self.loop_budget <= 0 or len(node.children) < 2:  # nested loops: bounded work
+                break
+            self.loop_budget -= 1
+            self.loop_outputs[loop] = current
+            recursion = self.walk(node.children[1], sink)
+        for (ident, _), lineage in zip(output, current, strict=False):
+            self.attrs[ident] = lineage
+        return output
+
+    def _union_loop_ref(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
+        output = self._attrs_field(node, "output")
+        loop = self.loop_outputs.get(_hashable(node.fields.get("loopId")), [])
+        for index, (ident, _) in enumerate(output):
+            self.attrs[ident] = loop[index] if index < len(loop) else {}
+        return output
+
+
+_LOOP_ROUNDS = 5  # lineage of a recursive CTE settles in two or three rounds (finite types)
+_LOOP_BUDGET = 32  # re-walks of recursions per plan
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _hashable(value: Any) -> Any:

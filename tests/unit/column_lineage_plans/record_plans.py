@@ -88,6 +88,9 @@ SQL_CASES: dict[str, str] = {
     "cube": "SELECT k, ts, count(*) AS n FROM t3 GROUP BY CUBE(k, ts)",
     "pivot": "SELECT * FROM (SELECT k, ts, amount FROM t3)"
     " PIVOT (sum(amount) FOR ts IN (1 AS one, 2 AS two))",
+    "unpivot": "SELECT * FROM t3 UNPIVOT (val FOR kind IN (ts, amount))",
+    "recursive_cte": "WITH RECURSIVE r(n, k) AS (SELECT ts, k FROM t3 UNION ALL SELECT n + 1, k FROM r"
+    " WHERE n < 5) SELECT n, k FROM r",
     "hive_table": "SELECT a, upper(b) AS ub, p FROM hive_text WHERE p = 1",
     "nested_struct": "SELECT id, s.x AS sx, s AS whole, upper(s.y) AS uy FROM nested",
     "struct_build": "SELECT named_struct('p', a, 'q', c) AS st FROM t1",
