@@ -8,6 +8,7 @@ expressions. Every result must come back without an exception, whatever the inpu
 from __future__ import annotations
 
 import functools
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -315,6 +316,19 @@ def test_nested_recursive_loops_do_bounded_work() -> None:
     assert lineage.fields == {
         "c0": {SourceColumn(300 + level, f"c{level}"): kinds("IDENTITY") for level in range(depth)}
     }
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_garbage_collector_state_is_restored(enabled: bool) -> None:
+    """The engine pauses the cyclic GC while it runs, and leaves it as it found it."""
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        lineage_of_plan(project(T1, attr(1, "a")))
+        lineage_of_plan("not json")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
 
 
 # -- hostile input: never an exception ---------------------------------------------------------
