@@ -202,6 +202,26 @@ def test_limits(spark: Any, orders: Path, tmp_path: Path, caplog: pytest.LogCapt
     assert off._columns is None  # the reader of plan JSON was never made
 
 
+def test_plan_size_guard(
+    spark: Any,
+    orders: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A plan reading more leaf columns than the guard allows is not serialized: one log line, no facet."""
+    from lineage_operators.spark import plan_json
+
+    monkeypatch.setattr(plan_json, "MAX_PLAN_LEAF_COLUMNS", 3)
+    caplog.set_level(logging.INFO, logger="lineage_operators")
+    out = tmp_path / "out"
+    frame = spark.read.parquet(str(orders)).select("order_id")  # the leaf still has 4 columns
+    _, result = run_captured(spark, lambda: frame.write.parquet(str(out)))
+    assert "columnLineage" not in get(result.outputs, out).facets
+    assert "schema" in get(result.outputs, out).facets
+    assert caplog.text.count("the plan reads 4 leaf columns (more than 3)") == 1
+
+
 def run_captured_with(capture: SparkLineageCapture, body: Any) -> Any:
     capture.start()
     try:

@@ -684,7 +684,7 @@ class PlanReader:
                     "lineage capture: cannot read the output of %s: %s", cls.rsplit(".", 1)[-1], describe(exc)
                 )
         if facts.outputs and self._columns is not None:
-            facts.column_lineage = self._columns.read(plan)
+            facts.column_lineage = self._columns.read(plan, facts.inputs)
         if succeeded and any(rel.location for rel in facts.inputs):
             try:
                 self._input_stats(qe, facts.inputs)

@@ -23,6 +23,7 @@ import logging
 import os
 import tempfile
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 from lineage_operators.spark._errors import describe
@@ -52,6 +53,13 @@ QUERY_COMMANDS: tuple[tuple[str, bool], ...] = (
     (f"{_DS}.InsertIntoDataSourceCommand", False),
     (f"{_CMD}.InsertIntoDataSourceDirCommand", False),
 )
+
+#: Plans reading more leaf columns than this get no column lineage (one log line). ``toJSON`` costs
+#: about 1 KiB of JSON and 0.1-0.2 ms (JVM + Python) per leaf column of a plan, plus a JVM heap of
+#: a few hundred bytes per JSON byte while json4s renders it: the large-plan benchmark at 10x (a
+#: 50-way union of 300 columns, 15,350 leaf columns) makes 15.8 MB of JSON and seconds of work,
+#: more than 1% of the task. See benchmarks/RESULTS.md.
+MAX_PLAN_LEAF_COLUMNS = 5000
 
 _logged: set[str] = set()
 _logged_lock = threading.Lock()
@@ -148,8 +156,27 @@ class PlanJsonReader:
         self._use_file = True
         self._lock = threading.Lock()
 
-    def read(self, root: Any) -> Any:
-        """:class:`~lineage_operators.column_lineage.PlanColumnLineage` of a write, or None."""
+    def read(self, root: Any, inputs: Iterable[Any] = ()) -> Any:
+        """:class:`~lineage_operators.column_lineage.PlanColumnLineage` of a write, or None.
+
+        ``inputs``: the execution's input relations (with their leaf ``expr_ids``), to size the plan.
+        """
+        try:
+            return self._read(root, inputs)
+        except Exception as exc:
+            log_once("read", logging.WARNING, "lineage capture: no column lineage: %s", describe(exc))
+            return None
+
+    def _read(self, root: Any, inputs: Iterable[Any]) -> Any:
+        leaf_columns = len({expr_id for rel in inputs for expr_id in rel.expr_ids})
+        if leaf_columns > MAX_PLAN_LEAF_COLUMNS:
+            log.info(
+                "lineage capture: the plan reads %d leaf columns (more than %d): no columnLineage facet, "
+                "serializing it would slow the task",
+                leaf_columns,
+                MAX_PLAN_LEAF_COLUMNS,
+            )
+            return None
         try:
             facts = self._t.read(self._t.cached("plan_json.query", _build_query_facts_fn).apply(root))
         except Exception as exc:
