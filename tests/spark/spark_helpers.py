@@ -14,8 +14,11 @@ def captured(spark: Any, body: Callable[[], Any]) -> CaptureResult:
     return run_captured(spark, body)[1]
 
 
-def run_captured(spark: Any, body: Callable[[], Any]) -> tuple[SparkLineageCapture, CaptureResult]:
-    capture = SparkLineageCapture(spark)
+def run_captured(
+    spark: Any, body: Callable[[], Any], **options: Any
+) -> tuple[SparkLineageCapture, CaptureResult]:
+    """``options``: keyword arguments of :class:`SparkLineageCapture` (``column_lineage=``...)."""
+    capture = SparkLineageCapture(spark, **options)
     capture.start()
     try:
         body()

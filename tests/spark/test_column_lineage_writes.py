@@ -12,7 +12,6 @@ from spark_helpers import captured, get, run_captured
 from tests.support.postgres import postgres  # noqa: F401  (session-scoped fixture)
 
 from lineage_operators.column_lineage.settings import ColumnLineageSettings
-from lineage_operators.spark.capture import SparkLineageCapture
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -160,12 +159,8 @@ def test_across_the_task_the_final_output_names_the_intermediate(
 def test_dataset_dependencies_in_every_field(spark: Any, orders: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     frame = spark.read.parquet(str(orders)).filter("status = 'paid'").select("order_id", "amount")
-    capture = SparkLineageCapture(spark, column_lineage=ColumnLineageSettings(dataset_dependencies="fields"))
-    capture.start()
-    try:
-        frame.write.parquet(str(out))
-    finally:
-        result = capture.stop()
+    settings = ColumnLineageSettings(dataset_dependencies="fields")
+    _, result = run_captured(spark, lambda: frame.write.parquet(str(out)), column_lineage=settings)
     facet = get(result.outputs, out).facets["columnLineage"]
     assert facet.dataset is None
     fields, dataset = lineage(result, out)
@@ -186,18 +181,16 @@ def test_limits(spark: Any, orders: Path, tmp_path: Path, caplog: pytest.LogCapt
         frame.write.parquet(str(wide))
 
     caplog.set_level(logging.INFO, logger="lineage_operators")
-    capture = SparkLineageCapture(spark, column_lineage=ColumnLineageSettings(max_columns=3))
-    capture.start()
-    try:
-        body()
-    finally:
-        result = capture.stop()
+    _, result = run_captured(spark, body, column_lineage=ColumnLineageSettings(max_columns=3))
     assert "columnLineage" in get(result.outputs, narrow).facets
     assert "columnLineage" not in get(result.outputs, wide).facets
     assert caplog.text.count("more than column_lineage_max_columns=3") == 1
 
-    off = SparkLineageCapture(spark, column_lineage=ColumnLineageSettings(enabled=False))
-    _, result = run_captured_with(off, lambda: frame.write.mode("overwrite").parquet(str(narrow)))
+    off, result = run_captured(
+        spark,
+        lambda: frame.write.mode("overwrite").parquet(str(narrow)),
+        column_lineage=ColumnLineageSettings(enabled=False),
+    )
     assert "columnLineage" not in get(result.outputs, narrow).facets
     assert off._columns is None  # the reader of plan JSON was never made
 
@@ -220,15 +213,6 @@ def test_plan_size_guard(
     assert "columnLineage" not in get(result.outputs, out).facets
     assert "schema" in get(result.outputs, out).facets
     assert caplog.text.count("the plan reads 4 leaf columns (more than 3)") == 1
-
-
-def run_captured_with(capture: SparkLineageCapture, body: Any) -> Any:
-    capture.start()
-    try:
-        body()
-    finally:
-        result = capture.stop()
-    return capture, result
 
 
 def test_failing_plan_serialization_is_harmless(
