@@ -31,6 +31,9 @@ class EventInspection:
     per_file_datasets: int
     plan_dumps: int
     longest_string: int
+    #: Output columns with a ``columnLineage`` entry, and their input fields, over all outputs.
+    column_lineage_fields: int = 0
+    column_lineage_input_fields: int = 0
     #: ``namespace/name`` of the first datasets, to see at a glance what was reported.
     dataset_names: list[str] = field(default_factory=list)
 
@@ -64,6 +67,8 @@ def inspect_event(text: str, file_names: set[str]) -> EventInspection:
     plan_dumps = sum(1 for s in strings if PLAN_TEXT.search(s)) + sum(
         1 for key in _keys(event) if key in PLAN_FACETS
     )
+    facets = [d.get("facets", {}).get("columnLineage") for d in event.get("outputs", [])]
+    column_fields = [f for facet in facets if facet for f in facet.get("fields", {}).values()]
     return EventInspection(
         bytes=len(text.encode()),
         input_datasets=len(event.get("inputs", [])),
@@ -71,6 +76,8 @@ def inspect_event(text: str, file_names: set[str]) -> EventInspection:
         per_file_datasets=per_file,
         plan_dumps=plan_dumps,
         longest_string=max((len(s) for s in strings), default=0),
+        column_lineage_fields=len(column_fields),
+        column_lineage_input_fields=sum(len(f.get("inputFields", [])) for f in column_fields),
         dataset_names=[f"{d.get('namespace')}/{d.get('name')}" for d in datasets[:MAX_NAMES]],
     )
 

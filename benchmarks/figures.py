@@ -16,6 +16,7 @@ _COMPARISONS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
     "<": operator.lt,
     "==": operator.eq,
+    ">": operator.gt,
 }
 
 

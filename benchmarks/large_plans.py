@@ -9,7 +9,9 @@ Figures (at scale 10 unless named otherwise):
 * capture cost / task wall time: target < 1%;
 * capture cost at scale 10 / at scale 1: target <= 12 (linear growth allows 10, plus noise);
 * the COMPLETE event: bytes (target <= 1 MiB, the default message limit of Kafka, a common
-  OpenLineage transport), datasets named after single files (target 0), plan dumps (target 0).
+  OpenLineage transport), datasets named after single files (target 0), plan dumps (target 0),
+  output columns with column lineage (target > 0: the library side runs with column lineage on,
+  the operator's default).
 """
 
 from __future__ import annotations
@@ -157,6 +159,15 @@ def figures(results: list[ScaleResult], capture_landed: bool) -> list[Figure]:
         Figure(f"{NAME}_event_per_file_datasets", float(event.per_file_datasets), Target("==", 0)),
         Figure(f"{NAME}_event_plan_dumps", float(event.plan_dumps), Target("==", 0)),
         Figure(f"{NAME}_event_datasets", float(event.input_datasets + event.output_datasets)),
+        Figure(
+            f"{NAME}_event_column_lineage_fields",
+            float(event.column_lineage_fields),
+            Target(">", 0),
+            {
+                "input_fields": event.column_lineage_input_fields,
+                "meaning": "column lineage was on and emitted",
+            },
+        ),
         Figure(
             f"{NAME}_task_ratio", largest.task_ratio(), None, {"meaning": "library / plain task time, info"}
         ),

@@ -35,6 +35,7 @@ EXPECTED_FIGURES = {
     "large_plan_event_per_file_datasets",
     "large_plan_event_plan_dumps",
     "large_plan_event_datasets",
+    "large_plan_event_column_lineage_fields",
     "large_plan_task_ratio",
     "large_plan_capture_fraction_1x",
     "parse_time_ratio",
@@ -98,6 +99,8 @@ def test_targets_and_lines():
     assert Figure("n", 0.0, Target("==", 0)).met
     assert not Target("<=", 1.0).met_by(math.nan)
     assert Figure("x", 3.0).line() == "x 3 (info)"
+    assert Figure("n", 2.0, Target(">", 0)).met
+    assert not Figure("n", 0.0, Target(">", 0)).met
 
 
 def test_results_rows_append_under_one_header(tmp_path):
@@ -124,3 +127,10 @@ def test_event_inspection_flags_per_file_datasets_and_plan_dumps():
     assert (inspection.input_datasets, inspection.output_datasets) == (1, 1)
     assert inspection.per_file_datasets == 1
     assert inspection.plan_dumps == 2
+
+
+def test_event_inspection_counts_column_lineage():
+    lineage = {"fields": {"a": {"inputFields": [{}, {}]}, "b": {"inputFields": [{}]}}, "dataset": []}
+    event = {"outputs": [{"namespace": "file", "name": "/o", "facets": {"columnLineage": lineage}}]}
+    inspection = inspect_event(json.dumps(event), set())
+    assert (inspection.column_lineage_fields, inspection.column_lineage_input_fields) == (2, 3)

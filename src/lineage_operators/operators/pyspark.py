@@ -50,6 +50,11 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     :param master: a Spark master or ``sc://`` Spark Connect URL, when no ``conn_id`` is given.
     :param config_kwargs: Spark conf for the session this operator creates.
     :param capture_lineage: read the Spark plans of every execution to find datasets (default on).
+    :param column_lineage: emit the ``columnLineage`` facet on outputs; ``None``: the
+        ``[lineage_operators] column_lineage`` Airflow config (default on).
+    :param column_lineage_dataset_dependencies: ``"dataset"`` (filters, join keys... in the facet's
+        ``dataset`` list) or ``"fields"`` (copied into every field); ``None``: config, else "dataset".
+    :param column_lineage_max_columns: outputs with more columns get no facet; ``None``: config, else 1000.
     :param inputs: / :param outputs: datasets known before the run (paths or URIs), templated.
     :param asset_alias: name of an Airflow ``AssetAlias`` added to ``outlets``. On success, every
         dataset written becomes an asset event on each ``AssetAlias`` outlet (see ``assets.py``).
@@ -70,6 +75,9 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         config_kwargs: Mapping[str, Any] | None = None,
         capture_lineage: bool = True,
         asset_alias: str | None = None,
+        column_lineage: bool | None = None,
+        column_lineage_dataset_dependencies: str | None = None,
+        column_lineage_max_columns: int | None = None,
         op_args: Sequence[Any] | None = None,
         op_kwargs: Mapping[str, Any] | None = None,
         **kwargs: Any,
@@ -92,11 +100,22 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             from airflow.sdk import AssetAlias
 
             kwargs["outlets"] = [*_as_outlets(kwargs.get("outlets")), AssetAlias(asset_alias)]
+        from lineage_operators.column_lineage.settings import validate
+
+        validate(
+            column_lineage,
+            column_lineage_dataset_dependencies,
+            column_lineage_max_columns,
+            owner=type(self).__name__,
+        )
         super().__init__(python_callable=python_callable, op_args=op_args, op_kwargs=op_kwargs, **kwargs)
         self.conn_id = conn_id
         self.master = master
         self.config_kwargs = config_kwargs
         self.capture_lineage = capture_lineage
+        self.column_lineage = column_lineage
+        self.column_lineage_dataset_dependencies = column_lineage_dataset_dependencies
+        self.column_lineage_max_columns = column_lineage_max_columns
 
     def run_spark(self, spark: SparkSession, context: Any) -> Any:
         """Override in an internal operator to run its job; the return value goes to XCom."""
@@ -187,9 +206,13 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         if not openlineage_client_available() or not lineage_wanted(self):
             return None
         try:
+            from lineage_operators.column_lineage.settings import resolve_settings
             from lineage_operators.spark.captures import new_capture
 
-            capture = new_capture(spark, timeout=capture_timeout())
+            settings = resolve_settings(
+                self.column_lineage, self.column_lineage_dataset_dependencies, self.column_lineage_max_columns
+            )
+            capture = new_capture(spark, timeout=capture_timeout(), column_lineage=settings)
             capture.start()
             return capture
         except Exception as error:

@@ -80,8 +80,13 @@ class CaptureResult:
 class SparkLineageCapture:
     """Watches the Spark executions of one task; see the module docstring. Never raises."""
 
-    def __init__(self, spark: Any, *, drain_timeout: float = DEFAULT_DRAIN_TIMEOUT) -> None:
+    def __init__(
+        self, spark: Any, *, drain_timeout: float = DEFAULT_DRAIN_TIMEOUT, column_lineage: Any = None
+    ) -> None:
+        """``column_lineage``: a ``ColumnLineageSettings`` (None: the defaults, column lineage on)."""
         self._spark = spark
+        self._columns_settings = column_lineage
+        self._columns: Any = None  # plan_json.PlanJsonReader
         self._drain_timeout = drain_timeout
         self._lock = threading.Lock()
         self._facts: list[Any] = []  # ExecutionFacts, in callback order
@@ -133,7 +138,8 @@ class SparkLineageCapture:
         sc = spark.sparkContext
         self._gateway = sc._gateway
         self._tools = tools_for(self._gateway)
-        self._reader = PlanReader(self._tools, jss, redact_url)
+        self._columns = _column_reader(self._tools, self._columns_settings)
+        self._reader = PlanReader(self._tools, jss, redact_url, self._columns)
         self._run_facets = self._read_run_facets(sc)
         self._naming = self._read_naming(spark, sc)
         if not lst.drain(sc._jsc, START_DRAIN_TIMEOUT):
@@ -204,6 +210,8 @@ class SparkLineageCapture:
                 self._rdd_jobs.stop()
             except Exception as exc:
                 log.warning("lineage capture: could not unregister the RDD job listener: %s", describe(exc))
+        if self._columns is not None:
+            self._columns.close()
         if self._jlistener is not None:
             try:
                 self._spark._jsparkSession.listenerManager().unregister(self._jlistener)
@@ -298,6 +306,7 @@ class SparkLineageCapture:
             facts,
             self._naming or NamingContext(),
             dict(self._run_facets),
+            column_lineage=self._columns_settings,
             complete=complete and not failures and not self._incomplete,
         )
 
@@ -385,13 +394,13 @@ def _context_stopped(spark: Any) -> bool:
 
 
 def build_result(
-    facts: list[Any], naming: Any, run_facets: dict[str, Any], *, complete: bool
+    facts: list[Any], naming: Any, run_facets: dict[str, Any], *, complete: bool, column_lineage: Any = None
 ) -> CaptureResult:
     """Name and merge execution facts (any capture's) into the task's :class:`CaptureResult`."""
     from lineage_operators.facets import sql_job_facet
     from lineage_operators.spark.resolve import resolve
 
-    inputs, outputs, statements = resolve(facts, naming)
+    inputs, outputs, statements = resolve(facts, naming, column_lineage)
     sql = sql_job_facet(statements)
     return CaptureResult(
         inputs=inputs,
@@ -402,6 +411,14 @@ def build_result(
         capture_ms=sum(f.cost_ms for f in facts),
         complete=complete,
     )
+
+
+def _column_reader(tools: Any, settings: Any) -> Any:
+    from lineage_operators.column_lineage.settings import ColumnLineageSettings
+    from lineage_operators.spark.plan_json import PlanJsonReader
+
+    settings = settings or ColumnLineageSettings()
+    return PlanJsonReader(tools, settings.max_columns) if settings.enabled else None
 
 
 __all__ = ["SUBSET_MAX_LOCATIONS_CONF", "CaptureResult", "SparkLineageCapture", "build_result"]

@@ -17,11 +17,13 @@ def is_connect_session(spark: Any) -> bool:
     return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
-def new_capture(spark: Any, *, timeout: float | None = None) -> LineageCapture:
+def new_capture(spark: Any, *, timeout: float | None = None, column_lineage: Any = None) -> LineageCapture:
     """A not yet started capture for ``spark``; both kinds share start/snapshot/stop and the result.
 
     ``timeout`` bounds what a classic capture adds after the job (draining Spark's listener bus).
     A Connect capture keeps its own, longer budget: its lookups are server round trips.
+    ``column_lineage`` (``ColumnLineageSettings``) applies to classic sessions: over Connect the
+    analyzed plan is on the server.
     """
     if is_connect_session(spark):
         from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
@@ -30,8 +32,8 @@ def new_capture(spark: Any, *, timeout: float | None = None) -> LineageCapture:
     from lineage_operators.spark.capture import SparkLineageCapture
 
     if timeout is None:
-        return SparkLineageCapture(spark)
-    return SparkLineageCapture(spark, drain_timeout=timeout)
+        return SparkLineageCapture(spark, column_lineage=column_lineage)
+    return SparkLineageCapture(spark, drain_timeout=timeout, column_lineage=column_lineage)
 
 
 __all__ = ["LineageCapture", "is_connect_session", "new_capture"]

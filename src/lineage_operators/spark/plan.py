@@ -56,6 +56,7 @@ from lineage_operators.spark.jvm import (
     split_list,
     split_records,
 )
+from lineage_operators.spark.plan_json import expr_ids_field, parse_expr_ids
 from lineage_operators.spark.rdd import logical_rdd_locations
 from lineage_operators.spark.statistics import read_relation_stats, write_metrics_text
 
@@ -93,6 +94,7 @@ class RelationFacts:
     rows: int | None = None
     size: int | None = None
     files: int | None = None
+    expr_ids: tuple[int, ...] = ()  # the leaf's output attributes, to join column lineage
 
 
 @dataclass
@@ -108,6 +110,7 @@ class ExecutionFacts:
     outputs: list[RelationFacts] = field(default_factory=list)
     sql: str | None = None
     cost_ms: float = 0.0
+    column_lineage: Any = None  # PlanColumnLineage of the written query (column_lineage package)
 
 
 # --------------------------------------------------------------------------------------------
@@ -296,6 +299,7 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
         t.when(LR, t.chain(relation, t.when(JDBC_REL, jdbc))),
         t.when(DSV2_REL, v2),
         t.when(LR, t.chain(relation, _identity_hash(t))),
+        expr_ids_field(t),
     ]
     return fields
 
@@ -579,8 +583,9 @@ def known_table(table: TableRef) -> tuple[str | None, str | None] | None:
 class PlanReader:
     """Reads :class:`ExecutionFacts` from ``QueryExecution`` objects of one session."""
 
-    def __init__(self, tools: JvmTools, jsession: Any, redact_url: Any) -> None:
+    def __init__(self, tools: JvmTools, jsession: Any, redact_url: Any, columns: Any = None) -> None:
         self._t = tools
+        self._columns = columns  # a plan_json.PlanJsonReader when column lineage is on
         self._jss = jsession
         self._redact_url = redact_url
         self._catalog: Any = None
@@ -642,6 +647,8 @@ class PlanReader:
         facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
         if any(rel.location or rel.table for rel in facts.inputs):
             read_relation_stats(self._t, leaves, facts.inputs)
+        if facts.outputs and self._columns is not None:
+            facts.column_lineage = self._columns.read(plan, facts.inputs)
         for rel in (*facts.inputs, *facts.outputs):
             if rel.table is not None and rel.lifecycle != "DROP":
                 remember_table(rel.table, rel.location, rel.provider)
@@ -684,6 +691,12 @@ class PlanReader:
 
     def _parse_leaf(self, record: list[str | None]) -> list[RelationFacts]:
         """A leaf record (fields of :func:`_leaf_fields`) -> the datasets it stands for."""
+        facts = self._parse_leaf_datasets(record)
+        for rel in facts:
+            rel.expr_ids = parse_expr_ids(_at(record, 10))
+        return facts
+
+    def _parse_leaf_datasets(self, record: list[str | None]) -> list[RelationFacts]:
         leaf_cls = _at(record, 0) or ""
         roots = split_list(_at(record, 3))
         leaf_dirs = set(split_list(_at(record, 4)))

@@ -265,9 +265,15 @@ def _fold_nested(accs: dict[DatasetName, _Acc]) -> None:
 
 
 def resolve(
-    executions: Iterable[ExecutionFacts], ctx: NamingContext
+    executions: Iterable[ExecutionFacts], ctx: NamingContext, column_lineage: Any = None
 ) -> tuple[list[LineageDataset], list[LineageDataset], list[str]]:
-    """(inputs, outputs, redacted SQL statements) of the given executions, in execution order."""
+    """(inputs, outputs, redacted SQL statements) of the given executions, in execution order.
+
+    ``column_lineage``: ColumnLineageSettings for the outputs' ``columnLineage`` facets.
+    """
+    from lineage_operators.column_lineage.datasets import attach_column_lineage
+
+    executions = list(executions)
     inputs: dict[DatasetName, _Acc] = {}
     outputs: dict[DatasetName, _Acc] = {}
     statements: list[str] = []
@@ -281,4 +287,6 @@ def resolve(
             if statement not in statements:
                 statements.append(statement)
     _fold_nested(inputs)
-    return _datasets(inputs, False, ctx), _datasets(outputs, True, ctx), statements
+    resolved_outputs = _datasets(outputs, True, ctx)
+    attach_column_lineage(resolved_outputs, executions, _names, column_lineage)
+    return _datasets(inputs, False, ctx), resolved_outputs, statements

@@ -1,0 +1,121 @@
+"""Column-lineage switches: operator arguments over the ``[lineage_operators]`` Airflow config section.
+
+Airflow's configuration is read lazily (at task run time, never at import or DAG parse), and only
+for the switches the operator did not set. Values are checked twice: operator arguments at DAG
+definition (:func:`validate`, a clear error for the DAG author) and config values at run time (a
+bad value is logged and the default used: lineage never fails a task).
+
+    [lineage_operators]
+    column_lineage = True                              # read the plan's columns at all
+    column_lineage_dataset_dependencies = dataset      # or: fields
+    column_lineage_max_columns = 1000                  # wider outputs get no columnLineage facet
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lineage_operators._logging import get_logger
+
+log = get_logger(__name__)
+
+CONFIG_SECTION = "lineage_operators"
+#: Dataset-wide dependencies (filters, join keys...) go to the facet's ``dataset`` list
+#: (openlineage-spark's default since 1.37) ...
+DATASET = "dataset"
+#: ... or into every field's ``inputFields``, for backends that do not read ``dataset``.
+FIELDS = "fields"
+DEPENDENCY_MODES = (DATASET, FIELDS)
+DEFAULT_MAX_COLUMNS = 1000
+
+
+@dataclass(frozen=True)
+class ColumnLineageSettings:
+    enabled: bool = True
+    dataset_dependencies: str = DATASET
+    max_columns: int = DEFAULT_MAX_COLUMNS
+
+
+def validate(
+    enabled: Any = None, dataset_dependencies: Any = None, max_columns: Any = None, *, owner: str = ""
+) -> None:
+    """Raise ``TypeError``/``ValueError`` naming the argument for a bad operator argument (None = unset)."""
+    prefix = f"{owner}: " if owner else ""
+    if enabled is not None and not isinstance(enabled, bool):
+        raise TypeError(f"{prefix}column_lineage must be True or False, got {enabled!r}")
+    if dataset_dependencies is not None and dataset_dependencies not in DEPENDENCY_MODES:
+        raise ValueError(
+            f"{prefix}column_lineage_dataset_dependencies must be one of {DEPENDENCY_MODES}, "
+            f"got {dataset_dependencies!r}"
+        )
+    if max_columns is not None and (
+        isinstance(max_columns, bool) or not isinstance(max_columns, int) or max_columns < 1
+    ):
+        raise ValueError(
+            f"{prefix}column_lineage_max_columns must be a positive integer, got {max_columns!r}"
+        )
+
+
+def resolve_settings(
+    enabled: bool | None = None, dataset_dependencies: str | None = None, max_columns: int | None = None
+) -> ColumnLineageSettings:
+    """Operator arguments where given, else the Airflow config, else the defaults. Never raises."""
+    if enabled is None:
+        enabled = _config_value("column_lineage", True, _to_bool)
+    if dataset_dependencies is None:
+        dataset_dependencies = _config_value("column_lineage_dataset_dependencies", DATASET, _to_mode)
+    if max_columns is None:
+        max_columns = _config_value("column_lineage_max_columns", DEFAULT_MAX_COLUMNS, _to_count)
+    return ColumnLineageSettings(bool(enabled), dataset_dependencies, max_columns)
+
+
+def _config_value(key: str, default: Any, convert: Any) -> Any:
+    try:
+        from airflow.configuration import conf
+
+        raw = conf.get(CONFIG_SECTION, key, fallback=None)
+    except Exception as exc:  # no Airflow, or its config cannot be read
+        log.debug("lineage: cannot read [%s] %s: %s", CONFIG_SECTION, key, type(exc).__name__)
+        return default
+    if raw is None or str(raw).strip() == "":
+        return default
+    try:
+        return convert(str(raw).strip())
+    except ValueError:
+        log.warning("lineage: ignoring [%s] %s = %r (invalid); using %r", CONFIG_SECTION, key, raw, default)
+        return default
+
+
+def _to_bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("true", "t", "1", "yes", "on"):
+        return True
+    if lowered in ("false", "f", "0", "no", "off"):
+        return False
+    raise ValueError(text)
+
+
+def _to_mode(text: str) -> str:
+    if text.lower() not in DEPENDENCY_MODES:
+        raise ValueError(text)
+    return text.lower()
+
+
+def _to_count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+__all__ = [
+    "CONFIG_SECTION",
+    "DATASET",
+    "DEFAULT_MAX_COLUMNS",
+    "DEPENDENCY_MODES",
+    "FIELDS",
+    "ColumnLineageSettings",
+    "resolve_settings",
+    "validate",
+]

@@ -1,0 +1,269 @@
+"""The written query's analyzed plan as Spark's own JSON, for column lineage.
+
+Runs in the listener callback of a write execution, next to :class:`~lineage_operators.spark.plan.PlanReader`:
+
+1. one py4j call reads the command's query facts: the written column names and their count
+   (outputs wider than ``max_columns`` stop here, before any JSON is made);
+2. one py4j call serializes the query with ``TreeNode.toJSON()`` *and writes it to a temporary
+   file JVM-side* (``java.nio.file.Files.writeString``); Python reads the file. A py4j reply over
+   8 KiB waits ~40 ms on Nagle's algorithm and a chunked read costs a round trip per 3,000
+   characters, while plan JSON is easily megabytes: the file costs one call whatever the size
+   (measured on the large-plan benchmark, see benchmarks/RESULTS.md). If the file cannot be used
+   (a JVM on another host), the text is read in chunks instead.
+
+The plan engine (:func:`lineage_operators.column_lineage.lineage_of_plan`) then runs right away in
+plain Python, so only the small lineage result is kept, never the JSON. Every failure is caught:
+that output gets no column lineage, the reason is logged once per kind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import tempfile
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from lineage_operators._logging import get_logger
+from lineage_operators.spark._errors import describe
+from lineage_operators.spark.jvm import NONE, SEP, JvmTools, split_list
+
+log = get_logger(__name__)
+
+_LOGICAL = "org.apache.spark.sql.catalyst.plans.logical"
+_DS = "org.apache.spark.sql.execution.datasources"
+_CMD = "org.apache.spark.sql.execution.command"
+TREE_NODE = "org.apache.spark.sql.catalyst.trees.TreeNode"
+QUERY_PLAN = "org.apache.spark.sql.catalyst.plans.QueryPlan"
+ATTRIBUTE = "org.apache.spark.sql.catalyst.expressions.NamedExpression"
+EXPR_ID = "org.apache.spark.sql.catalyst.expressions.ExprId"
+
+#: Write commands -> (how to get the written query, whether they name the written columns).
+#: Interfaces first: ``DataWritingCommand`` covers InsertIntoHadoopFsRelationCommand,
+#: InsertIntoHiveTable, InsertIntoHiveDirCommand; ``V2WriteCommand`` AppendData & co.
+QUERY_COMMANDS: tuple[tuple[str, bool], ...] = (
+    (f"{_CMD}.DataWritingCommand", True),
+    (f"{_CMD}.CreateDataSourceTableAsSelectCommand", True),
+    ("org.apache.spark.sql.hive.execution.CreateHiveTableAsSelectCommand", True),
+    ("org.apache.spark.sql.hive.execution.OptimizedCreateHiveTableAsSelectCommand", True),
+    (f"{_LOGICAL}.V2WriteCommand", False),
+    (f"{_LOGICAL}.V2CreateTableAsSelectPlan", False),
+    (f"{_DS}.SaveIntoDataSourceCommand", False),
+    (f"{_DS}.InsertIntoDataSourceCommand", False),
+    (f"{_CMD}.InsertIntoDataSourceDirCommand", False),
+)
+
+#: Plans reading more leaf columns than this get no column lineage (one log line). ``toJSON`` costs
+#: about 1 KiB of JSON and 0.1-0.2 ms (JVM + Python) per leaf column of a plan, plus a JVM heap of
+#: a few hundred bytes per JSON byte while json4s renders it: the large-plan benchmark at 10x (a
+#: 50-way union of 300 columns, 15,350 leaf columns) makes 15.8 MB of JSON and seconds of work,
+#: more than 1% of the task. See benchmarks/RESULTS.md.
+MAX_PLAN_LEAF_COLUMNS = 5000
+
+_logged: set[str] = set()
+_logged_lock = threading.Lock()
+
+
+def log_once(key: str, level: int, message: str, *args: Any) -> None:
+    """Log ``message`` the first time ``key`` is seen in this process."""
+    with _logged_lock:
+        if key in _logged:
+            return
+        _logged.add(key)
+    log.log(level, message, *args)
+
+
+def expr_ids_field(t: JvmTools) -> Any:
+    """Leaf -> the ``exprId``s of its output attributes, joined with :data:`SEP2`.
+
+    Added to the leaf records of :mod:`lineage_operators.spark.plan`: a source column of the
+    plan JSON (an ``exprId``) is joined to the dataset that leaf was read as.
+    """
+    expr_id = t.function(t.chain((ATTRIBUTE, "exprId"), (EXPR_ID, "id")))
+    return t.mk_string(
+        t.chain((QUERY_PLAN, "output"), ("scala.collection.IterableOps", "map", ("scala.Function1", expr_id)))
+    )
+
+
+def parse_expr_ids(field: str | None) -> tuple[int, ...]:
+    ids = []
+    for item in split_list(field):
+        try:
+            ids.append(int(item))
+        except ValueError:
+            continue
+    return tuple(ids)
+
+
+def _query_of(t: JvmTools) -> Any:
+    """Handle: write command -> its query plan (NONE for other commands)."""
+    handle = t.constant(NONE)
+    for cls, _ in reversed(QUERY_COMMANDS):
+        if t.has_class(cls):
+            handle = t.when(cls, t.step(cls, "query"), handle)
+    return handle
+
+
+def _build_query_facts_fn(t: JvmTools) -> Any:
+    """Root -> record: has a query, its output size, the written column names (SEP2-joined)."""
+    names = t.constant(NONE)
+    for cls, named in reversed(QUERY_COMMANDS):
+        if named and t.has_class(cls):
+            names = t.when(cls, t.mk_string(t.step(cls, "outputColumnNames")), names)
+    query = _query_of(t)
+    output_size = t.chain(query, (QUERY_PLAN, "output"), ("scala.collection.IterableOnceOps", "size"))
+    return t.function(t.record([output_size, names]))
+
+
+def _build_to_json(t: JvmTools) -> Any:
+    """Handle: root -> its query's ``toJSON()`` text."""
+    return t.chain(_query_of(t), (TREE_NODE, "toJSON"))
+
+
+def _write_to(t: JvmTools, path: str) -> Any:
+    """A function: root -> query JSON written to ``path`` (returns the path; NONE on failure)."""
+    files = t.cls("java.nio.file.Files")
+    write = t._lookup.unreflect(
+        files.getMethod(
+            "writeString",
+            t.array(
+                "java.lang.Class",
+                [
+                    t.cls("java.nio.file.Path"),
+                    t.cls("java.lang.CharSequence"),
+                    t.cls("[Ljava.nio.file.OpenOption;"),
+                ],
+            ),
+        )
+    )
+    jpath = t.jvm.java.nio.file.Paths.get(path, t.array("java.lang.String", []))
+    write = t._mh.insertArguments(write, 0, t.array("java.lang.Object", [jpath]))
+    write = t._mh.insertArguments(
+        write, 1, t.array("java.lang.Object", [t.array("java.nio.file.OpenOption", [])])
+    ).asType(t._oo)
+    return t.function(t.text(t.chain(t.cached("plan_json.to_json", _build_to_json), write)))
+
+
+class PlanJsonReader:
+    """Reads the column lineage of write executions; one per capture (owns one temporary file)."""
+
+    def __init__(self, tools: JvmTools, max_columns: int) -> None:
+        self._t = tools
+        self._max_columns = max_columns
+        self._path: str | None = None
+        self._write_fn: Any = None
+        self._use_file = True
+        self._lock = threading.Lock()
+
+    def read(self, root: Any, inputs: Iterable[Any] = ()) -> Any:
+        """:class:`~lineage_operators.column_lineage.PlanColumnLineage` of a write, or None.
+
+        ``inputs``: the execution's input relations (with their leaf ``expr_ids``), to size the plan.
+        """
+        try:
+            return self._read(root, inputs)
+        except Exception as exc:
+            log_once("read", logging.WARNING, "lineage capture: no column lineage: %s", describe(exc))
+            return None
+
+    def _read(self, root: Any, inputs: Iterable[Any]) -> Any:
+        leaf_columns = len({expr_id for rel in inputs for expr_id in rel.expr_ids})
+        if leaf_columns > MAX_PLAN_LEAF_COLUMNS:
+            log.info(
+                "lineage capture: the plan reads %d leaf columns (more than %d): no columnLineage facet, "
+                "serializing it would slow the task",
+                leaf_columns,
+                MAX_PLAN_LEAF_COLUMNS,
+            )
+            return None
+        try:
+            facts = self._t.read(self._t.cached("plan_json.query", _build_query_facts_fn).apply(root))
+        except Exception as exc:
+            log_once("facts", logging.INFO, "lineage capture: no column lineage: %s", describe(exc))
+            return None
+        size_text, _, names_text = (facts or "").partition(SEP)
+        if not size_text or size_text == NONE:
+            return None  # not a write of a query (DROP, TRUNCATE, CREATE TABLE...)
+        size = int(size_text)
+        if size > self._max_columns:
+            log.info(
+                "lineage capture: output has %d columns, more than column_lineage_max_columns=%d: "
+                "no columnLineage facet",
+                size,
+                self._max_columns,
+            )
+            return None
+        names = split_list(names_text) if names_text and names_text != NONE else None
+        with self._lock:
+            text = self._json(root)
+        if not text:
+            return None
+        try:
+            from lineage_operators.column_lineage import lineage_of_plan
+
+            lineage = lineage_of_plan(text, names)
+        except Exception as exc:
+            log_once(
+                f"engine:{type(exc).__name__}",
+                logging.WARNING,
+                "lineage capture: column lineage failed for a plan: %s",
+                describe(exc),
+            )
+            return None
+        for node in lineage.unknown_nodes:
+            log_once(
+                f"unknown:{node}",
+                logging.INFO,
+                "lineage capture: column lineage does not understand plan node %s; "
+                "lineage through it is partial",
+                node.rsplit(".", 1)[-1],
+            )
+        return lineage
+
+    def close(self) -> None:
+        with self._lock:
+            if self._path is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(self._path)
+                self._path = None
+                self._write_fn = None
+
+    def _json(self, root: Any) -> str | None:
+        if self._use_file:
+            try:
+                return self._json_via_file(root)
+            except Exception as exc:
+                self._use_file = False
+                log_once(
+                    "file",
+                    logging.INFO,
+                    "lineage capture: plan JSON through a file failed (%s); reading it over py4j",
+                    describe(exc),
+                )
+        try:
+            builder = self._t.cached(
+                "plan_json.to_json_builder", lambda t: t.function(t.builder(_build_to_json(t)))
+            )
+            text = self._t.read(builder.apply(root))
+        except Exception as exc:
+            log_once("json", logging.WARNING, "lineage capture: cannot serialize a plan: %s", describe(exc))
+            return None
+        return None if not text or text == NONE else text
+
+    def _json_via_file(self, root: Any) -> str | None:
+        if self._path is None:
+            fd, self._path = tempfile.mkstemp(prefix="lineage-plan-", suffix=".json")
+            os.close(fd)
+            self._write_fn = _write_to(self._t, self._path)
+        written = self._t.read(self._write_fn.apply(root))
+        if not written or written == NONE:
+            # toJSON failed (a node that cannot be serialized): tell the chunked path to skip too
+            log_once("tojson", logging.WARNING, "lineage capture: a plan could not be serialized to JSON")
+            return None
+        with open(self._path, encoding="utf-8") as handle:
+            return handle.read()
+
+
+__all__ = ["PlanJsonReader", "expr_ids_field", "log_once", "parse_expr_ids"]
