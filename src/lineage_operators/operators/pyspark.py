@@ -146,13 +146,21 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             return None
         if spec.is_connect or _is_connect(spark):
             log.info(
-                "Task %s: automatic lineage capture needs a classic Spark session; over Spark Connect "
-                "record datasets with self.lineage.add_input/add_output.",
+                "Task %s runs over Spark Connect, where its datasets cannot be seen automatically: declare "
+                "them with inputs=/outputs= on the operator, or call lineage.add_input/add_output (a "
+                "`lineage` argument of your python_callable, like `spark`; self.lineage in a subclass).",
                 self._lineage_label(),
             )
             return None
-        if not openlineage_client_available() or _openlineage_disabled():
+        if not openlineage_client_available():
+            log.info(
+                "Task %s: lineage is off because the OpenLineage provider is not installed; to report "
+                "lineage: pip install 'lineage-operators[openlineage]'.",
+                self._lineage_label(),
+            )
             return None
+        if _openlineage_disabled():
+            return None  # the user turned OpenLineage off in Airflow's config: nothing to say
         try:
             from lineage_operators.spark.capture import SparkLineageCapture
 
@@ -161,7 +169,10 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             return capture
         except Exception as error:
             log.warning(
-                "Task %s: lineage capture did not start: %s", self._lineage_label(), _redacted_text(error)
+                "Task %s: lineage capture did not start (%s); the task runs normally, but its datasets "
+                "are reported only if declared with inputs=/outputs=.",
+                self._lineage_label(),
+                _redacted_text(error),
             )
             return None
 
