@@ -4,9 +4,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 SPARK_ONLY_VENV := .venv-spark-only
+LOWEST_VENV := .venv-lowest
+# The suite validates events against the schemas in ../shared/openlineage-spec when it exists;
+# without it validate_events downloads them (and caches them in the user's cache dir).
+SPEC_DIR := $(abspath $(CURDIR)/../shared/openlineage-spec)
+SPEC_ENV := $(if $(wildcard $(SPEC_DIR)/OpenLineage.json),OPENLINEAGE_SPEC_DIR=$(SPEC_DIR),)
 export UV_LINK_MODE := copy
 
-.PHONY: setup demo test test-fast lint bench services spark-only-env clean
+.PHONY: setup demo test test-fast test-lowest lint bench services spark-only-env clean
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -25,6 +30,19 @@ $(SPARK_ONLY_VENV)/.installed: pyproject.toml $(VENV)/.installed
 
 spark-only-env: $(SPARK_ONLY_VENV)/.installed
 
+# The lowest versions pyproject.toml allows for its direct dependencies (Airflow, the providers,
+# openlineage-python, pyspark): proves the declared lower bounds really produce lineage.
+$(LOWEST_VENV)/.installed: pyproject.toml $(VENV)/.installed
+	@rm -rf $(LOWEST_VENV)
+	$(UV) venv --quiet --python $(PY) $(LOWEST_VENV)
+	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --resolution lowest-direct -e ".[spark,openlineage]"
+	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --group dev
+	@touch $@
+
+test-lowest: $(LOWEST_VENV)/.installed services
+	$(UV) pip list --python $(LOWEST_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-(openlineage|standard|common-compat) |openlineage-python |pyspark )"
+	$(SPEC_ENV) $(LOWEST_VENV)/bin/python -m pytest -p no:cacheprovider tests/spark tests/system
+
 services:
 	@bash scripts/ensure_test_services.sh
 
@@ -32,7 +50,8 @@ demo: setup
 	$(PY) scripts/demo.py
 
 test: setup spark-only-env services
-	LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python $(PY) -m pytest
+	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python $(PY) -m pytest
+	$(MAKE) test-lowest
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts
@@ -43,4 +62,4 @@ bench: setup services
 	$(PY) -m benchmarks.run
 
 clean:
-	rm -rf .build $(VENV) $(SPARK_ONLY_VENV)
+	rm -rf .build $(VENV) $(SPARK_ONLY_VENV) $(LOWEST_VENV)

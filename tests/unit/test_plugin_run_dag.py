@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +51,27 @@ def test_failing_task_gives_fail_events_and_failed_state(run_dag: Any) -> None:
     )
 
 
-def test_expect_state_raises_with_task_states(run_dag: Any) -> None:
-    with pytest.raises(AssertionError, match=r"ended 'failed', expected 'success'.*explode"):
+def test_expect_state_raises_with_the_failed_task_its_exception_and_log(run_dag: Any) -> None:
+    with pytest.raises(AssertionError, match=r"ended 'failed', expected 'success'.*explode") as info:
         run_dag(_load_dag("failing_dag"), expect_state="success")
+    message = str(info.value)
+    assert "task 'explode' failed" in message
+    assert "exception: boom" in message  # the provider's errorMessage facet
+    assert 'raise ValueError("boom")' in message  # the traceback from the task's log
+    assert "ValueError: boom" in message
+    assert "last log lines:" in message
+    assert "Post Execute" in message or "Task instance state updated" in message
+
+
+def test_run_dag_outside_the_fixture_creates_and_removes_its_own_home(tmp_path: Path) -> None:
+    from lineage_operators.testing.airflow_home import active_home
+
+    before = os.environ.get("AIRFLOW_HOME")
+    result = plain_run_dag(_load_dag("hook_lineage_dag"), events_path=tmp_path / "ev.jsonl")
+    assert result.succeeded
+    assert active_home() is None
+    assert os.environ.get("AIRFLOW_HOME") == before
+    assert not any(Path(tempfile.gettempdir()).glob("lineage-airflow-*")), "temporary home left behind"
 
 
 def test_hook_lineage_does_not_leak_from_one_task_to_the_next(run_dag: Any) -> None:
