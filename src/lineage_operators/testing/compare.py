@@ -96,6 +96,16 @@ def _short_diff(expected: Any, actual: Any) -> list[str]:
     return diff if len(diff) <= _MAX_DIFF_LINES else [*diff[:_MAX_DIFF_LINES], "..."]
 
 
+def current_namespace() -> str:
+    """The job namespace the provider uses in this environment (its default is ``default``)."""
+    return os.environ.get("AIRFLOW__OPENLINEAGE__NAMESPACE") or "default"
+
+
+def with_environment(placeholders: m.Placeholders | None, namespace: str | None = None) -> dict[str, Any]:
+    """The caller's placeholders plus ``${namespace}``, the job namespace of this environment."""
+    return {"namespace": namespace or current_namespace(), **(placeholders or {})}
+
+
 def _key_segment(key: str) -> str:
     return f".{key}" if _IDENTIFIER.fullmatch(key) else f"[{json.dumps(key)}]"
 
@@ -316,7 +326,7 @@ def compare_events(
     out: list[Mismatch] = []
     bindings: dict[str, tuple[Any, str]] = {}
     for key, raw in expected.items():
-        ctx = _Ctx(key, placeholders, bindings)
+        ctx = _Ctx(key, with_environment(placeholders), bindings)
         exp = m.decode(raw)
         got = events.get(key) or []
         if exp is m.ABSENT:

@@ -26,9 +26,11 @@ from lineage_operators.testing import matchers as m
 from lineage_operators.testing.compare import (
     coerce_events,
     compare_events,
+    current_namespace,
     format_mismatches,
     is_dataset,
     matches,
+    with_environment,
 )
 
 __all__ = [
@@ -111,11 +113,6 @@ def _truthy(name: str) -> bool:
 def full_snapshot_requested() -> bool:
     """Whether golden files get whole events: ``--lineage-golden-full`` or ``LINEAGE_GOLDEN_FULL=1``."""
     return _full_from_option or _truthy(FULL_ENV_VAR)
-
-
-def current_namespace() -> str:
-    """The job namespace the provider uses in this environment (its default is ``default``)."""
-    return os.environ.get("AIRFLOW__OPENLINEAGE__NAMESPACE") or "default"
 
 
 def lineage_view(event: Mapping[str, Any]) -> dict[str, Any]:
@@ -250,7 +247,7 @@ class _Builder:
     ) -> None:
         self.namespace = namespace
         # matching an old file resolves ${namespace}; writing substitutes only the caller's placeholders
-        self.placeholders = _with_namespace(placeholders, namespace)
+        self.placeholders = with_environment(placeholders, namespace)
         self.items = _placeholder_items(placeholders)
         self.exclude = [tuple(p.split(".")) for p in exclude]
         self.machine_dependent = [tuple(p.split(".")) for p in MACHINE_DEPENDENT]
@@ -438,7 +435,7 @@ def load_expected(
     if not isinstance(raw, Mapping):
         raise ValueError(f"{file}: a golden file holds a mapping of event keys, found {type(raw).__name__}")
     decoded = m.decode(raw)
-    return _bind(decoded, placeholders) if placeholders is not None else decoded
+    return _bind(decoded, with_environment(placeholders)) if placeholders is not None else decoded
 
 
 def dump_expected(doc: Mapping[str, Any], *, yaml_format: bool = False) -> str:
@@ -486,11 +483,6 @@ def write_expected(
     return doc
 
 
-def _with_namespace(placeholders: m.Placeholders | None, namespace: str | None) -> dict[str, Any]:
-    """The caller's placeholders plus ``${namespace}``: the job namespace of this environment."""
-    return {NAMESPACE_PLACEHOLDER: namespace or current_namespace(), **(placeholders or {})}
-
-
 def assert_events_match_file(
     actual: Any,
     path: str | os.PathLike[str],
@@ -522,7 +514,7 @@ def assert_events_match_file(
     mismatches = compare_events(
         events,
         expected,
-        placeholders=_with_namespace(placeholders, namespace),
+        placeholders=with_environment(placeholders, namespace),
         allow_extra_keys=allow_extra_keys,
     )
     if mismatches:
