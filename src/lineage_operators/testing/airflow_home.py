@@ -99,10 +99,12 @@ class IsolatedAirflow:
         except BaseException:
             self.__exit__(None, None, None)
             raise
-        log.info(
-            "lineage_operators.testing: Airflow runs in a temporary home %s (deleted afterwards); %s",
-            self.home,
-            f"AIRFLOW_HOME={user_home} is not touched" if user_home else "no AIRFLOW_HOME is touched",
+        untouched = f"AIRFLOW_HOME={user_home} is not touched" if user_home else "no Airflow home is touched"
+        # printed, not logged: the user must see it whatever their logging setup
+        print(
+            f"lineage_operators.testing: Airflow runs in a temporary home {self.home} (deleted afterwards); "
+            f"{untouched}",
+            file=sys.stderr,
         )
         return self.home
 
