@@ -55,7 +55,9 @@ def _uv() -> str:
 
 
 def _run(*args: str, cwd: Path | None = None) -> None:
-    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=900, check=False)
+    # hard links into uv's cache: a fresh environment in seconds, and no second copy of PySpark on disk
+    env = {**os.environ, "UV_LINK_MODE": "hardlink"}
+    result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=900, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
 
