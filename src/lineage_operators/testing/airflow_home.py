@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 __all__ = ["IsolatedAirflow", "active_home"]
 
@@ -53,11 +54,18 @@ def _overrides(home: Path) -> dict[str, str | None]:
     }
 
 
+def _dispose_orm(settings: Any) -> None:
+    try:
+        settings.dispose_orm(do_log=False)
+    except TypeError:  # Airflow versions without the keyword
+        settings.dispose_orm()
+
+
 def _reconfigure_orm() -> None:
     """Re-read the DB URL from the environment and rebuild Airflow's engine (Airflow already imported)."""
     from airflow import settings
 
-    settings.dispose_orm(do_log=False)
+    _dispose_orm(settings)
     settings.configure_vars()
     settings.configure_orm()
 
@@ -121,7 +129,7 @@ class IsolatedAirflow:
         settings = sys.modules.get("airflow.settings")
         if settings is not None:
             try:
-                settings.dispose_orm(do_log=False)
+                _dispose_orm(settings)
             except Exception:  # best effort: the files are removed below anyway
                 log.debug("disposing Airflow's ORM failed", exc_info=True)
         for name, value in self._saved.items():
