@@ -120,7 +120,13 @@ def user_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
-    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")}
+    """Every file of an Airflow home but ``logs/``, which Airflow itself creates when the user's conftest
+    imports it with that home (before any harness code runs)."""
+    return {
+        str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in folder.rglob("*")
+        if p.relative_to(folder).parts[0] != "logs"
+    }
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
