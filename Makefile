@@ -5,9 +5,14 @@ PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
 SPARK_ONLY_VENV := .venv-spark-only
 SPARK_PROVIDER_VENV := .venv-spark-provider
+LOWEST_VENV := .venv-lowest
+# The suite validates events against the schemas in ../shared/openlineage-spec when it exists;
+# without it validate_events downloads them (and caches them in the user's cache dir).
+SPEC_DIR := $(abspath $(CURDIR)/../shared/openlineage-spec)
+SPEC_ENV := $(if $(wildcard $(SPEC_DIR)/OpenLineage.json),OPENLINEAGE_SPEC_DIR=$(SPEC_DIR),)
 export UV_LINK_MODE := copy
 
-.PHONY: setup demo test test-fast lint bench services spark-only-env spark-provider-env clean
+.PHONY: setup demo test test-fast test-lowest lint bench services spark-only-env spark-provider-env clean
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -37,6 +42,19 @@ $(SPARK_PROVIDER_VENV)/.installed: pyproject.toml $(VENV)/.installed
 
 spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 
+# The lowest versions pyproject.toml allows for its direct dependencies (Airflow, the providers,
+# openlineage-python, pyspark): proves the declared lower bounds really produce lineage.
+$(LOWEST_VENV)/.installed: pyproject.toml $(VENV)/.installed
+	@rm -rf $(LOWEST_VENV)
+	$(UV) venv --quiet --python $(PY) $(LOWEST_VENV)
+	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --resolution lowest-direct -e ".[spark,openlineage]"
+	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --group dev
+	@touch $@
+
+test-lowest: $(LOWEST_VENV)/.installed services
+	$(UV) pip list --python $(LOWEST_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-(openlineage|standard|common-compat) |openlineage-python |pyspark )"
+	$(SPEC_ENV) $(LOWEST_VENV)/bin/python -m pytest -p no:cacheprovider tests/spark tests/system
+
 services:
 	@bash scripts/ensure_test_services.sh
 
@@ -44,8 +62,9 @@ demo: setup
 	$(PY) scripts/demo.py
 
 test: setup spark-only-env spark-provider-env services
-	LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
+	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
 	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest
+	$(MAKE) test-lowest
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts
@@ -56,4 +75,4 @@ bench: setup services
 	$(PY) -m benchmarks.run
 
 clean:
-	rm -rf .build $(VENV) $(SPARK_ONLY_VENV) $(SPARK_PROVIDER_VENV)
+	rm -rf .build $(VENV) $(SPARK_ONLY_VENV) $(SPARK_PROVIDER_VENV) $(LOWEST_VENV)

@@ -21,16 +21,11 @@ NAMESPACE = "lineage_operators_demo"
 
 
 def prepare_environment() -> Path:
-    """Airflow reads its home when first imported: set everything before that."""
-    for stale in ("events", "data"):
+    """The DAG's data and the events go under .build/demo; Airflow itself runs in the temporary
+    home run_dag creates and removes (never the shell's AIRFLOW_HOME)."""
+    for stale in ("events", "data", "airflow"):
         shutil.rmtree(DEMO_DIR / stale, ignore_errors=True)
-    home = DEMO_DIR / "airflow"
-    home.mkdir(parents=True, exist_ok=True)
     os.environ.update(
-        AIRFLOW_HOME=str(home),
-        AIRFLOW__DATABASE__SQL_ALCHEMY_CONN=f"sqlite:///{home / 'airflow.db'}",
-        AIRFLOW__CORE__DAGS_FOLDER=str(DAG_FILE.parent),
-        AIRFLOW__CORE__LOAD_EXAMPLES="False",
         LINEAGE_EXAMPLE_BASE_DIR=str(DEMO_DIR / "data"),
         # A dead lineage backend must not slow tasks (README, "When the lineage backend is down"): the
         # provider waits at most this long per event. With an HTTP transport also give it

@@ -7,13 +7,19 @@
   captured stdout/stderr/log (Spark's JVM output included) and every OpenLineage event file the
   harness wrote under pytest's base temp directory are searched for the canary secrets that the
   fault-matrix tests plant (tests/support/canary.py). A hit fails the session.
+* Some test modules import Airflow at collection time, before any harness fixture isolates it;
+  Airflow would then write its default config into ``~/airflow``.  This suite's own process gets a
+  throwaway ``AIRFLOW_HOME`` (the harness's ``run_dag`` still runs in a home of its own).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
+import shutil
+import tempfile
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,3 +100,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 __all__ = ["CANARIES"]
+
+
+if "AIRFLOW_HOME" not in os.environ:
+    _home = tempfile.mkdtemp(prefix="lineage-tests-airflow-")
+    os.environ["AIRFLOW_HOME"] = _home
+    os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
+    atexit.register(shutil.rmtree, _home, ignore_errors=True)

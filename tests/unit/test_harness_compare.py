@@ -291,7 +291,8 @@ def test_unknown_placeholder_is_reported_with_the_known_ones() -> None:
         {"k.event.start": {"v": "${nope}/x"}},
         placeholders={"base_dir": "/b"},
     )
-    assert "k.event.start: v: unknown placeholder ${nope} (known placeholders: base_dir)" in message
+    known = "(known placeholders: base_dir, namespace)"
+    assert f"k.event.start: v: unknown placeholder ${{nope}} {known}" in message
 
 
 def test_placeholder_escape_and_regex_with_placeholder() -> None:

@@ -1,4 +1,7 @@
-"""Golden files: write -> load -> match round trips, update mode, stability and preserved edits."""
+"""Golden files: write -> load -> match round trips, update mode, stability and preserved edits.
+
+These tests exercise the matcher machinery on whole events (``LINEAGE_GOLDEN_FULL=1``); the default
+lineage-only files are tested in test_harness_golden_lineage.py."""
 
 from __future__ import annotations
 
@@ -18,12 +21,17 @@ from lineage_operators.testing import (
     write_expected,
 )
 from lineage_operators.testing.events import read_event_file
-from lineage_operators.testing.golden import UPDATE_ENV_VAR, normalize_string, set_update_mode
+from lineage_operators.testing.golden import FULL_ENV_VAR, UPDATE_ENV_VAR, normalize_string, set_update_mode
 
 SAMPLE = Path(__file__).parent / "harness_fixtures" / "sample_events.jsonl"
 BASE = "/tmp/lineage-base"
 PLACEHOLDERS = {"base_dir": BASE}
 EXTRACT = "etl.daily.extract.event.complete"
+
+
+@pytest.fixture(autouse=True)
+def _full_snapshots(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(FULL_ENV_VAR, "1")
 
 
 def _events(base: str = BASE) -> dict[str, list[dict[str, Any]]]:

@@ -9,13 +9,11 @@ from typing import Any
 import pytest
 
 from lineage_operators.testing import (
-    SpecNotFoundError,
-    find_spec_dir,
     load_events,
     validate_event,
     validate_events,
 )
-from lineage_operators.testing.schema import SPEC_DIR_ENV_VAR, schema_errors
+from lineage_operators.testing.schema import schema_errors
 
 SAMPLE = Path(__file__).parent / "harness_fixtures" / "sample_events.jsonl"
 EXTRACT = "etl.daily.extract.event.complete"
@@ -93,33 +91,4 @@ def test_validate_event_raises_and_accepts(event: dict[str, Any]) -> None:
     validate_event(event)
     event["job"] = {"namespace": "x"}
     with pytest.raises(AssertionError, match="job: 'name' is a required property"):
-        validate_event(event)
-
-
-def test_spec_dir_from_env_and_discovery(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    found = find_spec_dir()
-    assert (found / "OpenLineage.json").is_file()
-
-    monkeypatch.setenv(SPEC_DIR_ENV_VAR, str(found))
-    assert find_spec_dir(tmp_path) == found
-    monkeypatch.setenv(SPEC_DIR_ENV_VAR, str(tmp_path))
-    with pytest.raises(SpecNotFoundError, match=r"has no OpenLineage\.json"):
-        find_spec_dir()
-
-    monkeypatch.delenv(SPEC_DIR_ENV_VAR)
-    with pytest.raises(SpecNotFoundError, match="shared/openlineage-spec"):
-        find_spec_dir(tmp_path)
-    nested = tmp_path / "repo" / "tests"
-    nested.mkdir(parents=True)
-    (tmp_path / "shared").mkdir()
-    (tmp_path / "shared" / "openlineage-spec").symlink_to(found)
-    assert find_spec_dir(nested) == tmp_path / "shared" / "openlineage-spec"
-
-
-def test_no_spec_dir_is_an_error_not_a_skip(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, event: Any
-) -> None:
-    monkeypatch.delenv(SPEC_DIR_ENV_VAR, raising=False)
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(SpecNotFoundError):
         validate_event(event)

@@ -1,4 +1,5 @@
-"""The pytest plugin as a user sees it: a tiny DAG, a ten-line test, golden file update/pass/fail."""
+"""The pytest plugin as a user sees it: a tiny DAG, a ten-line test, golden file update/pass/fail;
+and a plugin that touches nothing: no environment, no file, never the user's own Airflow home."""
 
 from __future__ import annotations
 
@@ -9,9 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from lineage_operators.testing import find_spec_dir
-from lineage_operators.testing.runner import HOME_MARKER_ENV_VAR
 
 pytest_plugins = ["pytester"]
 
@@ -46,36 +44,37 @@ with DAG("shop.etl", schedule=None, start_date=pendulum.datetime(2024, 1, 1)) as
 USER_TEST = """
 from pathlib import Path
 
-from dags.shop_etl import dag
-from lineage_operators.testing import assert_events_match_file, validate_events
+from lineage_operators.testing import assert_events_match_file, load_dag, validate_events
 
-GOLDEN = Path(__file__).parent / "golden" / "shop_etl.json"
+HERE = Path(__file__).parent
+GOLDEN = HERE / "golden" / "shop_etl.json"
 
 
 def test_shop_etl_lineage(run_dag, tmp_path, monkeypatch):
     monkeypatch.setenv("OUT_DIR", str(tmp_path))
+    dag = load_dag(HERE / "dags" / "shop_etl.py")
     result = run_dag(dag)
     assert result.state == "success"
     validate_events(result)
     assert_events_match_file(result, GOLDEN, placeholders={"base_dir": tmp_path})
 """
 
-# Checks of the plugin's start-up, seen from inside the user's session.
+# The plugin's start-up, seen from inside the user's session: nothing imported, nothing set.
+# Then Airflow is imported at collection time, configured for the user's real home: run_dag must
+# still leave that home alone.
 CONFTEST = """
 import os
 import sys
 
 AIRFLOW_IMPORTED_BEFORE_CONFTEST = "airflow" in sys.modules
-AIRFLOW_HOME_AT_CONFTEST = os.environ.get("AIRFLOW_HOME")
+ENV_AT_CONFTEST = {k: v for k, v in os.environ.items() if k.startswith("AIRFLOW")}
+
+import airflow.settings  # noqa: E402  (a user's conftest importing Airflow early)
 
 
-def test_startup_env(tmp_path_factory):
+def test_startup_env():
     assert not AIRFLOW_IMPORTED_BEFORE_CONFTEST
-    assert AIRFLOW_HOME_AT_CONFTEST and "lineage-airflow-" in AIRFLOW_HOME_AT_CONFTEST
-    assert AIRFLOW_HOME_AT_CONFTEST != os.environ["OUTER_AIRFLOW_HOME"]
-    assert os.environ["AIRFLOW__CORE__LOAD_EXAMPLES"] == "False"
-    db_url = os.environ["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"]
-    assert db_url.startswith("sqlite:///" + AIRFLOW_HOME_AT_CONFTEST)
+    assert ENV_AT_CONFTEST == {"AIRFLOW_HOME": os.environ["REAL_AIRFLOW_HOME"]}
 """
 
 KEYS = {
@@ -89,7 +88,7 @@ KEYS = {
 @pytest.fixture
 def user_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     changed_dag = DAG_FILE.replace("orders.csv", "orders_v2.csv")
-    changed_test = USER_TEST.replace("dags.shop_etl", "dags.shop_etl_changed").replace(
+    changed_test = USER_TEST.replace('"shop_etl.py"', '"shop_etl_changed.py"').replace(
         "test_shop_etl_lineage", "test_changed_shop_etl_lineage"
     )
     pytester.makepyfile(
@@ -103,19 +102,45 @@ def user_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> 
         }
     )
     pytester.makeconftest(CONFTEST)
-    monkeypatch.setenv("OPENLINEAGE_SPEC_DIR", str(find_spec_dir(Path(__file__).parent)))
-    monkeypatch.setenv("OUTER_AIRFLOW_HOME", os.environ.get("AIRFLOW_HOME", ""))
+    real_home = pytester.path.parent / "real-airflow-home"
+    real_home.mkdir()
+    (real_home / "airflow.cfg").write_text(
+        f"[database]\nsql_alchemy_conn = sqlite:///{real_home / 'airflow.db'}\n"
+        f"[core]\nload_examples = False\ndags_folder = {real_home / 'dags'}\n"
+    )
+    for name in [n for n in os.environ if n.startswith("AIRFLOW")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("AIRFLOW_HOME", str(real_home))
+    monkeypatch.setenv("REAL_AIRFLOW_HOME", str(real_home))
+    tmpdir = pytester.path.parent / "tmpdir"
+    tmpdir.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmpdir))  # where a leftover temporary home would show up
     monkeypatch.delenv("LINEAGE_UPDATE_GOLDEN", raising=False)
     return pytester
 
 
+def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file of an Airflow home but ``logs/``, which Airflow itself creates when the user's conftest
+    imports it with that home (before any harness code runs)."""
+    return {
+        str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in folder.rglob("*")
+        if p.relative_to(folder).parts[0] != "logs"
+    }
+
+
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", *args, timeout=240)
+    basetemp = pytester.path.parent / "basetemp"
+    return pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-q", f"--basetemp={basetemp}", *args, timeout=300
+    )
 
 
 def test_update_then_pass_then_fail_on_a_changed_dataset(user_project: pytest.Pytester) -> None:
     """Two pytest sessions (each pays Airflow's start-up, ~15 s): update; then pass and fail."""
     golden = user_project.path / "golden" / "shop_etl.json"
+    real_home = Path(os.environ["REAL_AIRFLOW_HOME"])
+    before = _snapshot(real_home)
 
     # 1. update mode writes the golden file from the run
     _run(user_project, "--lineage-update-golden", "test_shop_etl.py", "test_startup.py").assert_outcomes(
@@ -124,9 +149,13 @@ def test_update_then_pass_then_fail_on_a_changed_dataset(user_project: pytest.Py
     doc = json.loads(golden.read_text())
     assert set(doc) == KEYS
     complete = doc["shop.etl.copy.event.complete"]
-    assert complete["inputs"] == [{"facets": {}, "name": "/data/raw/orders.csv", "namespace": "file"}]
-    assert complete["outputs"][0]["name"] == "${base_dir}/orders.parquet"
-    assert complete["run"]["facets"]["parent"]["run"]["runId"] == {"$match": "uuid", "as": "shop.etl"}
+    # lineage only: type, job (namespace as a placeholder), datasets with their lineage facets
+    assert complete == {
+        "eventType": "COMPLETE",
+        "job": {"name": "shop.etl.copy", "namespace": "${namespace}"},
+        "inputs": [{"facets": {}, "name": "/data/raw/orders.csv", "namespace": "file"}],
+        "outputs": [{"facets": {}, "name": "${base_dir}/orders.parquet", "namespace": "file"}],
+    }
     written = golden.read_text()
 
     # 2. an ordinary run (new tmp_path, run ids, times) matches it;
@@ -142,12 +171,34 @@ def test_update_then_pass_then_fail_on_a_changed_dataset(user_project: pytest.Py
     assert "--lineage-update-golden" in output
     assert golden.read_text() == written  # comparing never writes
 
+    # the user's own Airflow home was never written, and no temporary home was left behind
+    assert _snapshot(real_home) == before
+    assert list((user_project.path.parent / "tmpdir").iterdir()) == []
 
-def test_outer_session_home_is_marked_for_child_sessions() -> None:
-    """The marker lets pytester/xdist children tell an inherited home from a user's own."""
-    assert os.environ.get("AIRFLOW_HOME")
-    if os.environ.get(HOME_MARKER_ENV_VAR):
-        assert os.environ[HOME_MARKER_ENV_VAR] == os.environ["AIRFLOW_HOME"]
+
+def test_a_session_that_uses_no_fixture_sees_no_trace_of_the_plugin(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_plain="""
+import os, sys, tempfile
+
+def test_untouched():
+    assert "airflow" not in sys.modules
+    assert not any(k.startswith("AIRFLOW") for k in os.environ)
+    assert os.listdir(tempfile.gettempdir()) == []
+"""
+    )
+    tmpdir = pytester.path / "tmpdir"
+    tmpdir.mkdir()
+    env_names = [n for n in os.environ if n.startswith("AIRFLOW")]
+    with pytest.MonkeyPatch.context() as mp:
+        for name in env_names:
+            mp.delenv(name)
+        mp.setenv("TMPDIR", str(tmpdir))
+        result = pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", f"--basetemp={pytester.path / 'basetemp'}", timeout=120
+        )
+    result.assert_outcomes(passed=1)
+    assert list(tmpdir.iterdir()) == []
 
 
 def test_importing_the_harness_and_plugin_imports_no_airflow_nor_openlineage() -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -49,38 +52,46 @@ def test_failing_task_gives_fail_events_and_failed_state(run_dag: Any) -> None:
     )
 
 
-def test_expect_state_raises_with_task_states(run_dag: Any) -> None:
-    with pytest.raises(AssertionError, match=r"ended 'failed', expected 'success'.*explode"):
+def test_expect_state_raises_with_the_failed_task_its_exception_and_log(run_dag: Any) -> None:
+    with pytest.raises(AssertionError, match=r"ended 'failed', expected 'success'.*explode") as info:
         run_dag(_load_dag("failing_dag"), expect_state="success")
+    message = str(info.value)
+    assert "task 'explode' failed" in message
+    assert "exception: boom" in message  # the provider's errorMessage facet
+    assert 'raise ValueError("boom")' in message  # the traceback from the task's log
+    assert "ValueError: boom" in message
+    assert "last log lines:" in message
+    assert "Post Execute" in message or "Task instance state updated" in message
 
 
-def test_hook_lineage_does_not_leak_from_one_task_to_the_next(run_dag: Any) -> None:
-    """dag.test() runs every task in this process; production runs each in a fresh one."""
-    result = run_dag(_load_dag("hook_lineage_dag"))
-
-    assert result.state == "success"
-    assert_events_match(
-        result,
-        {
-            "harness.hooks.producer.event.complete": {
-                "inputs": [{"namespace": "file", "name": "/hook/in.csv"}]
-            },
-            "harness.hooks.consumer.event.complete": {"inputs": []},
-        },
+def test_run_dag_outside_pytest_creates_and_removes_its_own_home(tmp_path: Path) -> None:
+    """A script calling run_dag with AIRFLOW_HOME set: that home is untouched, nothing left in TMPDIR."""
+    real_home = tmp_path / "real-home"
+    real_home.mkdir()
+    (real_home / "airflow.cfg").write_text(
+        f"[database]\nsql_alchemy_conn = sqlite:///{real_home / 'airflow.db'}\n"
     )
-
-
-def test_runs_in_one_test_are_kept_apart(run_dag: Any, lineage_transport: Any) -> None:
-    first = run_dag(_load_dag("failing_dag"), logical_date=pendulum.datetime(2024, 3, 1, tz="UTC"))
-    second = run_dag(_load_dag("hook_lineage_dag"), namespace="other")
-
-    assert all(key.startswith("harness.failing.") for key in first)
-    assert all(key.startswith("harness.hooks.") for key in second)
-    assert first["harness.failing.event.fail"][0]["job"]["namespace"] == "default"
-    assert second["harness.hooks.event.complete"][0]["job"]["namespace"] == "other"
-    nominal = first["harness.failing.event.start"][0]["run"]["facets"]["nominalTime"]
-    assert nominal["nominalStartTime"].startswith("2024-03-01T00:00:00")
-    assert set(lineage_transport.events()) == set(first) | set(second)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    script = (
+        "from lineage_operators.testing import load_dag, run_dag\n"
+        f"result = run_dag(load_dag({str(DAGS / 'hook_lineage_dag.py')!r}))\n"
+        "assert result.succeeded, result.failures\n"
+        "print('KEYS', sorted(result))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AIRFLOW", "PYTEST"))}
+    env.update(AIRFLOW_HOME=str(real_home), TMPDIR=str(scratch))
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-4000:]
+    assert "harness.hooks.event.complete" in done.stdout
+    assert f"AIRFLOW_HOME={real_home} is not touched" in output
+    # load_dag imported Airflow with the shell's home (Airflow itself makes logs/ there); run_dag never
+    # created nor migrated a database in it
+    assert not any(p.name.startswith("airflow.db") for p in real_home.iterdir())
+    assert list(scratch.iterdir()) == []
 
 
 def test_plain_function_with_a_whole_dags_folder(airflow_db: str, tmp_path: Path) -> None:

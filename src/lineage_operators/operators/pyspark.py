@@ -203,7 +203,14 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     def _start_capture(self, spark: SparkSession, spec: SessionSpec) -> LineageCapture | None:
         if not self.capture_lineage:
             return None
-        if not openlineage_client_available() or not lineage_wanted(self):
+        if not openlineage_client_available():
+            log.info(
+                "Task %s: lineage is off because the OpenLineage provider is not installed; to report "
+                "lineage: pip install 'lineage-operators[openlineage]'.",
+                self._lineage_label(),
+            )
+            return None
+        if not lineage_wanted(self):
             return None
         try:
             from lineage_operators.column_lineage.settings import resolve_settings
@@ -217,7 +224,10 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             return capture
         except Exception as error:
             log.warning(
-                "Task %s: lineage capture did not start: %s", self._lineage_label(), _redacted_text(error)
+                "Task %s: lineage capture did not start (%s); the task runs normally, but its datasets "
+                "are reported only if declared with inputs=/outputs=.",
+                self._lineage_label(),
+                _redacted_text(error),
             )
             return None
 

@@ -125,7 +125,10 @@ def open_session(spec: SessionSpec) -> tuple[SparkSession, bool]:
     so the caller stops only what it created."""
     from pyspark.sql import SparkSession
 
+    from lineage_operators.spark.fork_safety import protect_py4j_connections_from_forks
+
     if not spec.is_connect:
+        protect_py4j_connections_from_forks()
         active = SparkSession.getActiveSession()
         if active is not None:
             for key, value in spec.conf.items():

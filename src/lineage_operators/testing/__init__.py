@@ -4,8 +4,7 @@ Run a DAG, read what the OpenLineage provider's FileTransport wrote, and compare
 expected events keyed ``<dag_id>.<task_id>.event.<type>`` / ``<dag_id>.event.<type>``::
 
     def test_lineage(run_dag, tmp_path):
-        result = run_dag(my_dag)
-        assert result.state == "success"
+        result = run_dag(load_dag(DAGS / "my_dag.py"), expect_state="success")
         validate_events(result)
         assert_events_match_file(result, GOLDEN / "my_dag.json", placeholders={"base_dir": tmp_path})
 
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
         to_expected,
         write_expected,
     )
+    from lineage_operators.testing.loading import load_dag
     from lineage_operators.testing.matchers import ABSENT, ANY, subset, unordered
     from lineage_operators.testing.runner import (
         DagRunResult,
@@ -61,6 +61,7 @@ _EXPORTS = {
     "find_spec_dir": "lineage_operators.testing.schema",
     "SpecNotFoundError": "lineage_operators.testing.schema",
     "run_dag": "lineage_operators.testing.runner",
+    "load_dag": "lineage_operators.testing.loading",
     "DagRunResult": "lineage_operators.testing.runner",
     "LineageTransport": "lineage_operators.testing.runner",
     "flush_openlineage": "lineage_operators.testing.runner",
@@ -85,6 +86,7 @@ __all__ = [
     "event_key",
     "find_spec_dir",
     "flush_openlineage",
+    "load_dag",
     "load_events",
     "load_expected",
     "matchers",

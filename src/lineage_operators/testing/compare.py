@@ -30,6 +30,8 @@ __all__ = ["Mismatch", "assert_events_match", "compare_events", "format_mismatch
 
 _UNSET: Any = object()
 _MAX_RENDER = 300
+_DIFF_FROM = 160
+_MAX_DIFF_LINES = 40
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
@@ -46,6 +48,10 @@ class Mismatch:
     def format(self) -> str:
         where = f"{self.key}: {self.path}" if self.path else self.key
         lines = [f"{where}: {self.message}"]
+        diff = _short_diff(self.expected, self.actual)
+        if diff:
+            lines.extend("    " + line for line in diff)
+            return "\n".join(lines)
         if self.expected is not _UNSET:
             lines.append(f"    expected: {_render(self.expected)}")
         if self.actual is not _UNSET:
@@ -61,6 +67,43 @@ def _render(value: Any) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= _MAX_RENDER else text[: _MAX_RENDER - 1] + "…"
+
+
+def _pretty(value: Any) -> list[str] | None:
+    try:
+        return json.dumps(
+            m.encode(value), indent=2, sort_keys=True, ensure_ascii=False, default=str
+        ).splitlines()
+    except (TypeError, ValueError):
+        return None
+
+
+def _short_diff(expected: Any, actual: Any) -> list[str]:
+    """A unified diff (expected -> actual) when both sides are long structures, else nothing.
+
+    One-line dumps of whole facets are unreadable; the diff shows only the lines that differ.
+    """
+    if expected is _UNSET or actual is _UNSET:
+        return []
+    if not isinstance(expected, (Mapping, list)) or not isinstance(actual, (Mapping, list)):
+        return []
+    if len(_render(expected)) + len(_render(actual)) < _DIFF_FROM:
+        return []
+    before, after = _pretty(expected), _pretty(actual)
+    if before is None or after is None:
+        return []
+    diff = list(difflib.unified_diff(before, after, "expected", "actual", n=1, lineterm=""))
+    return diff if len(diff) <= _MAX_DIFF_LINES else [*diff[:_MAX_DIFF_LINES], "..."]
+
+
+def current_namespace() -> str:
+    """The job namespace the provider uses in this environment (its default is ``default``)."""
+    return os.environ.get("AIRFLOW__OPENLINEAGE__NAMESPACE") or "default"
+
+
+def with_environment(placeholders: m.Placeholders | None, namespace: str | None = None) -> dict[str, Any]:
+    """The caller's placeholders plus ``${namespace}``, the job namespace of this environment."""
+    return {"namespace": namespace or current_namespace(), **(placeholders or {})}
 
 
 def _key_segment(key: str) -> str:
@@ -283,7 +326,7 @@ def compare_events(
     out: list[Mismatch] = []
     bindings: dict[str, tuple[Any, str]] = {}
     for key, raw in expected.items():
-        ctx = _Ctx(key, placeholders, bindings)
+        ctx = _Ctx(key, with_environment(placeholders), bindings)
         exp = m.decode(raw)
         got = events.get(key) or []
         if exp is m.ABSENT:

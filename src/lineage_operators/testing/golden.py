@@ -26,15 +26,20 @@ from lineage_operators.testing import matchers as m
 from lineage_operators.testing.compare import (
     coerce_events,
     compare_events,
+    current_namespace,
     format_mismatches,
     is_dataset,
     matches,
+    with_environment,
 )
 
 __all__ = [
     "DEFAULT_EXCLUDE",
+    "FULL_ENV_VAR",
+    "LINEAGE_FACETS",
     "UPDATE_ENV_VAR",
     "assert_events_match_file",
+    "lineage_view",
     "load_expected",
     "set_update_mode",
     "to_expected",
@@ -43,6 +48,12 @@ __all__ = [
 ]
 
 UPDATE_ENV_VAR = "LINEAGE_UPDATE_GOLDEN"
+FULL_ENV_VAR = "LINEAGE_GOLDEN_FULL"
+NAMESPACE_PLACEHOLDER = "namespace"
+
+LINEAGE_FACETS: tuple[str, ...] = ("schema", "columnLineage", "lifecycleStateChange", "symlinks")
+"""Dataset facets a lineage-only golden file keeps: what a dataset is and how it was derived or changed.
+Everything else (statistics, storage, data source, run and job facets) needs ``--lineage-golden-full``."""
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     "**._producer",
@@ -75,6 +86,7 @@ id, file paths in stack traces) or with its core count and library versions (fil
 bytes written), while the rest of the event must not."""
 
 _update_from_option = False
+_full_from_option = False
 _NONE: Any = object()
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -87,16 +99,47 @@ _VERSION_GENERIC = r"[0-9][0-9A-Za-z.+-]*"
 _VERSIONED_KEYS = {"producer", "_producer", "schemaURL", "_schemaURL"}
 
 
-def set_update_mode(enabled: bool) -> None:
-    """Used by the pytest plugin's ``--lineage-update-golden``."""
-    global _update_from_option
+def set_update_mode(enabled: bool, *, full: bool = False) -> None:
+    """Used by the pytest plugin's ``--lineage-update-golden`` / ``--lineage-golden-full``."""
+    global _update_from_option, _full_from_option
     _update_from_option = enabled
+    _full_from_option = full
+
+
+def _truthy(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def full_snapshot_requested() -> bool:
+    """Whether golden files get whole events: ``--lineage-golden-full`` or ``LINEAGE_GOLDEN_FULL=1``."""
+    return _full_from_option or _truthy(FULL_ENV_VAR)
+
+
+def lineage_view(event: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of an event a lineage-only golden file keeps: type, job, datasets and their lineage facets."""
+
+    def dataset(item: Any) -> Any:
+        if not isinstance(item, Mapping):
+            return item
+        kept: dict[str, Any] = {k: item[k] for k in ("namespace", "name") if k in item}
+        facets = item.get("facets")
+        if isinstance(facets, Mapping):
+            kept["facets"] = {k: v for k, v in facets.items() if k in LINEAGE_FACETS}
+        return kept
+
+    view: dict[str, Any] = {k: event[k] for k in ("eventType",) if k in event}
+    job = event.get("job")
+    if isinstance(job, Mapping):
+        view["job"] = {k: job[k] for k in ("namespace", "name") if k in job}
+    for side in ("inputs", "outputs"):
+        if isinstance(event.get(side), list):
+            view[side] = [dataset(item) for item in event[side]]
+    return view
 
 
 def update_requested() -> bool:
     """Whether golden files should be rewritten: the pytest option or ``LINEAGE_UPDATE_GOLDEN=1``."""
-    env = os.environ.get(UPDATE_ENV_VAR, "").strip().lower()
-    return _update_from_option or env in ("1", "true", "yes", "on")
+    return _update_from_option or _truthy(UPDATE_ENV_VAR)
 
 
 def _is_versioned(key: str | None, parent: Mapping[str, Any] | None) -> bool:
@@ -200,8 +243,11 @@ class _Builder:
         placeholders: m.Placeholders | None,
         exclude: Iterable[str],
         run_names: Mapping[str, str],
+        namespace: str | None = None,
     ) -> None:
-        self.placeholders = placeholders
+        self.namespace = namespace
+        # matching an old file resolves ${namespace}; writing substitutes only the caller's placeholders
+        self.placeholders = with_environment(placeholders, namespace)
         self.items = _placeholder_items(placeholders)
         self.exclude = [tuple(p.split(".")) for p in exclude]
         self.machine_dependent = [tuple(p.split(".")) for p in MACHINE_DEPENDENT]
@@ -223,6 +269,8 @@ class _Builder:
             }
         if isinstance(actual, list):
             return self._build_list(actual, old, path)
+        if path[-2:] == ("job", "namespace") and self.namespace is not None and actual == self.namespace:
+            return "${" + NAMESPACE_PLACEHOLDER + "}"
         if isinstance(actual, str):
             return normalize_string(
                 actual,
@@ -269,14 +317,21 @@ def to_expected(
     keys: Iterable[str] | None = None,
     exclude: Iterable[str] = DEFAULT_EXCLUDE,
     previous: Mapping[str, Any] | None = None,
+    full: bool = False,
+    namespace: str | None = None,
 ) -> dict[str, Any]:
     """The golden-file document (JSON-ready) for ``actual`` events.
 
+    By default only the lineage (:func:`lineage_view`) is written; ``full`` keeps whole events.
     ``keys`` limits it to some event keys; ``exclude`` drops dotted paths (``*`` matches any
-    key or list index); ``previous`` is an old expectation whose still-matching parts are kept.
+    key or list index); ``previous`` is an old expectation whose still-matching parts are kept;
+    a job namespace equal to ``namespace`` is written as ``${namespace}``.
     """
     events = _select(coerce_events(actual), keys)
-    builder = _Builder(placeholders, exclude, _run_names(events))
+    run_names = _run_names(events)
+    if not full:
+        events = {k: [lineage_view(e) for e in v] for k, v in events.items()}
+    builder = _Builder(placeholders, exclude, run_names, namespace)
     doc: dict[str, Any] = {}
     for key, old_value in (previous or {}).items():
         if old_value is m.ABSENT and key not in events:  # "no such event" still holds: keep it
@@ -380,7 +435,7 @@ def load_expected(
     if not isinstance(raw, Mapping):
         raise ValueError(f"{file}: a golden file holds a mapping of event keys, found {type(raw).__name__}")
     decoded = m.decode(raw)
-    return _bind(decoded, placeholders) if placeholders is not None else decoded
+    return _bind(decoded, with_environment(placeholders)) if placeholders is not None else decoded
 
 
 def dump_expected(doc: Mapping[str, Any], *, yaml_format: bool = False) -> str:
@@ -401,15 +456,26 @@ def write_expected(
     keys: Iterable[str] | None = None,
     exclude: Iterable[str] = DEFAULT_EXCLUDE,
     preserve: bool = True,
+    full: bool | None = None,
+    namespace: str | None = None,
 ) -> dict[str, Any]:
     """Write ``actual_events`` as a golden file (JSON, or YAML for .yaml/.yml) and return the document.
 
     With ``preserve`` (default) parts of an existing file that still match are kept as they are,
     so hand-written matchers survive an update.  The file is only touched when its text changes.
+    ``full=None`` follows ``--lineage-golden-full`` / ``LINEAGE_GOLDEN_FULL=1``.
     """
     file = Path(path)
     previous = load_expected(file) if preserve and file.exists() else None
-    doc = to_expected(actual_events, placeholders=placeholders, keys=keys, exclude=exclude, previous=previous)
+    doc = to_expected(
+        actual_events,
+        placeholders=placeholders,
+        keys=keys,
+        exclude=exclude,
+        previous=previous,
+        full=full_snapshot_requested() if full is None else full,
+        namespace=namespace or current_namespace(),
+    )
     text = dump_expected(doc, yaml_format=_is_yaml(file))
     if not file.exists() or file.read_text(encoding="utf-8") != text:
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -435,8 +501,9 @@ def assert_events_match_file(
     """
     file = Path(path)
     events = _select(coerce_events(actual), list(keys) if keys is not None else None)
+    namespace = getattr(actual, "namespace", None)
     if update if update is not None else update_requested():
-        write_expected(file, events, placeholders=placeholders, exclude=exclude)
+        write_expected(file, events, placeholders=placeholders, exclude=exclude, namespace=namespace)
         return
     if not file.exists():
         raise AssertionError(
@@ -445,13 +512,14 @@ def assert_events_match_file(
         )
     expected = load_expected(file)
     mismatches = compare_events(
-        events, expected, placeholders=placeholders, allow_extra_keys=allow_extra_keys
+        events,
+        expected,
+        placeholders=with_environment(placeholders, namespace),
+        allow_extra_keys=allow_extra_keys,
     )
     if mismatches:
         message = format_mismatches(
             mismatches, header=f"OpenLineage events do not match golden file {file}", actual_empty=not events
         )
-        raise AssertionError(
-            f"{message}\n(if the change is intended, rerun with --lineage-update-golden "
-            f"or {UPDATE_ENV_VAR}=1)"
-        )
+        hints = [f"(if the change is intended, rerun with --lineage-update-golden or {UPDATE_ENV_VAR}=1)"]
+        raise AssertionError("\n".join([message, *hints]))

@@ -1,23 +1,19 @@
-"""pytest plugin: an isolated Airflow, an OpenLineage FileTransport per test, and ``run_dag``.
+"""pytest plugin ``lineage_operators``: an isolated Airflow, a FileTransport per test, ``run_dag``.
 
 Registered through the ``pytest11`` entry point, so it loads in every pytest session of an
-environment with ``lineage-operators`` installed; it therefore imports no Airflow at load
-time and only sets environment defaults the user has not set:
+environment with ``lineage-operators`` installed.  It is inert until one of its fixtures is
+used: loading it imports no Airflow, sets no environment variable and creates no file.
 
-- ``AIRFLOW_HOME`` -> a temporary directory for the session, with a SQLite DB in it and an
-  empty dags folder (Airflow reads these when first imported, so this happens before the
-  conftest files load); ``AIRFLOW__CORE__LOAD_EXAMPLES=False``;
-- the DB is created lazily, the first time a fixture needing it is used.
-
-Fixtures: ``airflow_db`` (session), ``lineage_transport``, ``run_dag``.
-Option: ``--lineage-update-golden`` (or ``LINEAGE_UPDATE_GOLDEN=1``) rewrites golden files.
-Disable the plugin with ``-p no:lineage_operators``.
+Fixtures: ``run_dag``, ``lineage_transport``, ``airflow_db`` (session: the temporary Airflow
+home, created on first use and removed at the end of the session).
+Options: ``--lineage-update-golden`` (or ``LINEAGE_UPDATE_GOLDEN=1``) rewrites golden files;
+``--lineage-golden-full`` writes full event snapshots instead of the lineage-only default.
+Disable it with ``-p no:lineage_operators``.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,15 +21,7 @@ from typing import Any
 import pytest
 
 from lineage_operators.testing import golden, runner
-
-_created_home: Path | None = None
-
-
-def _configure_env() -> None:
-    global _created_home
-    created = runner.configure_airflow_env()
-    if created is not None:
-        _created_home = created
+from lineage_operators.testing.airflow_home import IsolatedAirflow
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -45,33 +33,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="rewrite the golden files compared by assert_events_match_file from this run's events "
         f"instead of comparing (same as {golden.UPDATE_ENV_VAR}=1)",
     )
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(
-    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
-) -> None:
-    """Set up Airflow's environment before conftest files run: they may import Airflow."""
-    _configure_env()
+    group.addoption(
+        "--lineage-golden-full",
+        action="store_true",
+        default=False,
+        help="with --lineage-update-golden: write whole events (every facet) instead of only the "
+        f"lineage (same as {golden.FULL_ENV_VAR}=1)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    _configure_env()  # no-op when done above; covers plugins loaded with -p after conftests
-    if config.getoption("lineage_update_golden", default=False):
-        golden.set_update_mode(True)
+    golden.set_update_mode(
+        bool(config.getoption("lineage_update_golden", default=False)),
+        full=bool(config.getoption("lineage_golden_full", default=False)),
+    )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     golden.set_update_mode(False)
-    if _created_home is not None and os.environ.get("AIRFLOW_HOME") == str(_created_home):
-        shutil.rmtree(_created_home, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
-def airflow_db() -> str:
-    """The Airflow home, with its metadata DB migrated (once per session)."""
-    runner.ensure_airflow_db()
-    return os.environ.get("AIRFLOW_HOME", "")
+def airflow_db() -> Iterator[str]:
+    """A temporary Airflow home with a migrated SQLite DB for the session; never the shell's AIRFLOW_HOME."""
+    with IsolatedAirflow() as home:
+        yield str(home)
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
 """Running a DAG with ``dag.test()`` and collecting the OpenLineage events the provider emitted.
 
 Nothing here imports Airflow at module level: the pytest plugin imports this module at
-start-up, before it has pointed ``AIRFLOW_HOME`` at a temporary directory, and Airflow
-reads its home and database URL when first imported.
+start-up, and Airflow reads its home and database URL when first imported, which must happen
+inside the temporary home of :mod:`lineage_operators.testing.airflow_home`.
 
 Process-wide state that leaks between runs in one process, and how it is reset:
 
@@ -26,7 +26,6 @@ import itertools
 import json
 import os
 import sys
-import tempfile
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -35,12 +34,13 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from lineage_operators.testing.airflow_home import IsolatedAirflow
 from lineage_operators.testing.events import Events, load_events
+from lineage_operators.testing.task_output import TaskOutput, describe_failures, task_label
 
 __all__ = [
     "DagRunResult",
     "LineageTransport",
-    "configure_airflow_env",
     "ensure_airflow_db",
     "flush_openlineage",
     "reset_hook_lineage_collector",
@@ -48,52 +48,11 @@ __all__ = [
     "run_dag",
 ]
 
-HOME_MARKER_ENV_VAR = "LINEAGE_OPERATORS_TEST_AIRFLOW_HOME"
 _LISTENER_MODULE = "airflow.providers.openlineage.plugins.listener"
-_configured_home: Path | None = None
-_db_ready = False
-
-
-def configure_airflow_env() -> Path | None:
-    """Point Airflow at a fresh temporary home with a SQLite DB, unless the user configured one.
-
-    Returns the directory it created (the caller deletes it), or ``None`` when it left the
-    environment alone: ``AIRFLOW_HOME`` set by the user, Airflow already imported, or already
-    done in this process.  A home created by a parent pytest process (pytester, xdist) is
-    recognised by a marker variable and replaced, so processes never share a SQLite file.
-    """
-    global _configured_home
-    if _configured_home is not None or "airflow.configuration" in sys.modules:
-        return None
-    home = os.environ.get("AIRFLOW_HOME")
-    inherited = home is not None and os.environ.get(HOME_MARKER_ENV_VAR) == home
-    os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
-    if home and not inherited:
-        return None
-    new_home = Path(tempfile.mkdtemp(prefix="lineage-airflow-"))
-    (new_home / "dags").mkdir()
-    os.environ["AIRFLOW_HOME"] = str(new_home)
-    os.environ[HOME_MARKER_ENV_VAR] = str(new_home)
-    defaults = {
-        "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{new_home / 'airflow.db'}",
-        "AIRFLOW__CORE__DAGS_FOLDER": str(new_home / "dags"),
-    }
-    for name, value in defaults.items():
-        if inherited or name not in os.environ:
-            os.environ[name] = value
-    _configured_home = new_home
-    return new_home
 
 
 def ensure_airflow_db() -> None:
-    """Create/upgrade the metadata DB once per process (``airflow db migrate``, in-process)."""
-    global _db_ready
-    if _db_ready:
-        return
-    from airflow.utils.db import initdb
-
-    initdb()
-    _db_ready = True
+    """Kept for callers of older versions: the DB now lives in the isolated home ``run_dag`` creates."""
 
 
 def flush_openlineage(timeout: float = 60.0) -> bool:
@@ -227,18 +186,14 @@ def _ensure_listener_registered() -> None:
         module.get_listener_manager().add_listener(listener)
 
 
-def _bundle_for(dag_file: Path) -> Path:
-    """A dags folder holding only a link to ``dag_file``.
+def _bundle_for(dag_file: Path, home: Path) -> Path:
+    """A dags folder holding only a link to ``dag_file``, inside the temporary Airflow home.
 
     ``dag.test()`` re-parses the configured dags folder to serialise the DAG; pointing it at the
     DAG's own directory would import every sibling file (test modules included), so a
     one-file folder is used instead, stable per DAG file.
     """
-    home = os.environ.get("AIRFLOW_HOME")
-    ours = home is not None and os.environ.get(HOME_MARKER_ENV_VAR) == home
-    # inside a home this plugin created (deleted with it); never inside a user's own home
-    base = Path(home if ours and home else tempfile.gettempdir()) / "lineage-dag-bundles"
-    folder = base / hashlib.sha1(str(dag_file).encode()).hexdigest()[:16]
+    folder = home / "dag-bundles" / hashlib.sha1(str(dag_file).encode()).hexdigest()[:16]
     folder.mkdir(parents=True, exist_ok=True)
     link = folder / dag_file.name
     if not (link.is_symlink() and link.resolve() == dag_file.resolve()):
@@ -263,13 +218,14 @@ def _dags_folder(folder: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _dag_test_patches(emit_dag_start: bool) -> Iterator[None]:
+def _dag_test_patches(emit_dag_start: bool, output: TaskOutput) -> Iterator[None]:
     """Make ``dag.test()`` closer to a scheduler run.
 
     - DAG START: only the scheduler emits it (``notify_dagrun_state_changed(msg="started")``
       when it moves a queued run to running); ``dag.test()`` creates the run already running,
       so the listener never hears of it.  The created run is announced the same way.
-    - Tasks run in this one process, so the hook-lineage collector is cleared before each.
+    - Tasks run in this one process, so the hook-lineage collector is cleared before each,
+      and each task's console output is kept to explain a failure.
     """
     import airflow.models.dagrun as dagrun_module
     from airflow.sdk.execution_time import supervisor
@@ -290,9 +246,10 @@ def _dag_test_patches(emit_dag_start: bool) -> Iterator[None]:
         if hasattr(supervisor, "run_task_in_process"):
             original_run: Callable[..., Any] = supervisor.run_task_in_process
 
-            def run_task_in_process(*args: Any, **kwargs: Any) -> Any:
+            def run_task_in_process(ti: Any, *args: Any, **kwargs: Any) -> Any:
                 reset_hook_lineage_collector()
-                return original_run(*args, **kwargs)
+                with output.capture(task_label(ti)):
+                    return original_run(ti, *args, **kwargs)
 
             stack.enter_context(mock.patch.object(supervisor, "run_task_in_process", run_task_in_process))
         yield
@@ -313,8 +270,12 @@ class DagRunResult(dict[str, list[dict[str, Any]]]):
         state: str,
         task_states: dict[str, str],
         events_path: Path,
+        failures: str = "",
+        namespace: str | None = None,
     ) -> None:
         super().__init__(events)
+        self.failures = failures
+        self.namespace = namespace
         self.dag_id = dag_id
         self.run_id = run_id
         self.state = state
@@ -343,11 +304,19 @@ def _task_states(dag_run: Any) -> dict[str, str]:
         instances = dag_run.get_task_instances()
     except Exception:  # informative only; never hide the events because of it
         return {}
-    states: dict[str, str] = {}
-    for ti in instances:
-        mapped = ti.map_index is not None and ti.map_index >= 0
-        states[f"{ti.task_id}[{ti.map_index}]" if mapped else ti.task_id] = _state(ti.state)
-    return states
+    return {task_label(ti): _state(ti.state) for ti in instances}
+
+
+def _error_messages(events: Events, dag_id: str, task_states: Mapping[str, str]) -> dict[str, str]:
+    """``task label -> errorMessage`` of the task's FAIL event (the provider records the exception)."""
+    messages: dict[str, str] = {}
+    for label in task_states:
+        task_id = label.split("[", 1)[0]
+        for event in events.get(f"{dag_id}.{task_id}.event.fail", [])[-1:]:
+            facet = event.get("run", {}).get("facets", {}).get("errorMessage", {})
+            if isinstance(facet, Mapping) and facet.get("message"):
+                messages[label] = str(facet["message"])
+    return messages
 
 
 def run_dag(
@@ -364,26 +333,56 @@ def run_dag(
 ) -> DagRunResult:
     """Run ``dag`` with ``dag.test()`` and return the OpenLineage events it produced.
 
-    Events go to ``events_path`` (a new temp file if omitted) through the provider's
-    FileTransport.  The DAG must be defined at module level of ``dag.fileloc``: ``dag.test()``
-    re-parses it; ``dags_folder`` uses a whole folder instead (e.g. for DAGs it triggers).
-    A failing task does not raise: check ``result.state`` or pass ``expect_state``.
+    Airflow runs in a temporary home and SQLite DB created for the call (or the pytest
+    fixture's), never in the ``AIRFLOW_HOME`` of the shell.  Events go to ``events_path``
+    through the provider's FileTransport (by default a file inside that temporary home, removed
+    with it: the result holds the events).  The DAG must be defined at module level of
+    ``dag.fileloc``: ``dag.test()`` re-parses it; ``dags_folder`` uses a whole folder instead
+    (e.g. for DAGs it triggers).  A failing task does not raise unless ``expect_state`` is given;
+    ``result.failures`` then names each failed task with its exception and last log lines.
     """
-    ensure_airflow_db()
-    if events_path is None:
-        events_path = Path(tempfile.mkdtemp(prefix="lineage-events-")) / "events.jsonl"
-    events_file = Path(events_path)
+    with IsolatedAirflow() as home:
+        return _run_dag_in(
+            home,
+            dag,
+            logical_date=logical_date,
+            run_conf=run_conf,
+            events_path=events_path,
+            dags_folder=dags_folder,
+            namespace=namespace,
+            emit_dag_start=emit_dag_start,
+            expect_state=expect_state,
+            flush_timeout=flush_timeout,
+        )
+
+
+def _run_dag_in(
+    home: Path,
+    dag: Any,
+    *,
+    logical_date: datetime | None,
+    run_conf: dict[str, Any] | None,
+    events_path: str | os.PathLike[str] | None,
+    dags_folder: str | os.PathLike[str] | None,
+    namespace: str | None,
+    emit_dag_start: bool,
+    expect_state: str | None,
+    flush_timeout: float,
+) -> DagRunResult:
+    events_file = Path(events_path) if events_path is not None else home / "events" / "events.jsonl"
     events_file.parent.mkdir(parents=True, exist_ok=True)
     if dags_folder is None:
         fileloc = getattr(dag, "fileloc", None)
         if not fileloc or not Path(fileloc).is_file():
             raise ValueError(
-                f"DAG {dag.dag_id!r} has no file (fileloc={fileloc!r}); dag.test() must parse it"
+                f"DAG {dag.dag_id!r} has no file (fileloc={fileloc!r}); dag.test() must parse it: "
+                "load it with lineage_operators.testing.load_dag(path)"
             )
-        folder = _bundle_for(Path(fileloc))
+        folder = _bundle_for(Path(fileloc), home)
     else:
         folder = Path(dags_folder)
 
+    output = TaskOutput()
     with _environ(transport_env(events_file, namespace)):
         reset_openlineage_state()
         from airflow.providers.openlineage import conf as ol_conf
@@ -395,7 +394,7 @@ def run_dag(
             )
         _ensure_listener_registered()
         try:
-            with _dags_folder(folder), _dag_test_patches(emit_dag_start):
+            with _dags_folder(folder), _dag_test_patches(emit_dag_start, output):
                 try:
                     kwargs: dict[str, Any] = {"run_conf": run_conf}
                     if logical_date is not None:
@@ -412,17 +411,22 @@ def run_dag(
             flush_openlineage(flush_timeout)
             reset_openlineage_state()
 
+    events = load_events(events_file, missing_ok=True)
+    task_states = _task_states(dag_run)
     result = DagRunResult(
-        load_events(events_file, missing_ok=True),
+        events,
         dag_id=dag.dag_id,
         run_id=str(dag_run.run_id),
         state=_state(dag_run.state),
-        task_states=_task_states(dag_run),
+        task_states=task_states,
         events_path=events_file,
+        failures=describe_failures(task_states, output, _error_messages(events, dag.dag_id, task_states)),
+        namespace=namespace or os.environ.get("AIRFLOW__OPENLINEAGE__NAMESPACE") or "default",
     )
     if expect_state is not None and result.state != expect_state:
+        details = f"\n{result.failures}" if result.failures else ""
         raise AssertionError(
             f"DAG run {result.dag_id} ended {result.state!r}, expected {expect_state!r}; "
-            f"task states: {result.task_states}"
+            f"task states: {result.task_states}{details}"
         )
     return result

@@ -1,11 +1,13 @@
 """Validating events against the official OpenLineage JSON schemas.
 
-The schemas are not bundled: they are read from a spec directory holding
-``OpenLineage.json`` and ``facets/*.json`` (``OPENLINEAGE_SPEC_DIR``, or found by walking
-up from the working directory to a ``shared/openlineage-spec``).  Every facet is checked
-against its own facet schema when the spec defines one for that facet name and place
-(run, job, dataset, input, output); other (custom) facets only against the base facet
-definition (``_producer`` and ``_schemaURL`` required).
+The schemas are not bundled.  By default each event is checked against the schema its
+``schemaURL`` names and each facet against its ``_schemaURL``, downloaded on first use and
+cached on disk (:mod:`lineage_operators.testing.schema_cache`), so later runs work offline.
+With ``OPENLINEAGE_SPEC_DIR`` (or ``spec_dir=``) the schemas are read from a directory holding
+``OpenLineage.json`` and ``facets/*.json`` instead, and each facet is checked against the
+spec's schema for that facet name and place (run, job, dataset, input, output).  Facets whose
+schema is not part of the OpenLineage spec (custom facets) are checked only against the base
+facet definition (``_producer`` and ``_schemaURL`` required).
 """
 
 from __future__ import annotations
@@ -18,6 +20,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from lineage_operators.testing.schema_cache import (
+    MIRROR_ENV_VAR,
+    SPEC_URL_PREFIX,
+    SchemaUnavailableError,
+    cache_dir,
+    load_schema,
+)
 
 __all__ = [
     "SPEC_DIR_ENV_VAR",
@@ -38,22 +48,45 @@ class SpecNotFoundError(RuntimeError):
     """No OpenLineage spec directory: validation must not pass silently without schemas."""
 
 
-def find_spec_dir(start: str | os.PathLike[str] | None = None) -> Path:
-    """``$OPENLINEAGE_SPEC_DIR``, else the nearest ``shared/openlineage-spec`` above ``start`` (cwd)."""
+def find_spec_dir() -> Path | None:
+    """``$OPENLINEAGE_SPEC_DIR`` when set (it must hold ``OpenLineage.json``), else ``None`` (by URL)."""
     env = os.environ.get(SPEC_DIR_ENV_VAR)
-    if env:
-        path = Path(env)
-        if not (path / "OpenLineage.json").is_file():
-            raise SpecNotFoundError(f"{SPEC_DIR_ENV_VAR}={env} has no OpenLineage.json")
-        return path
-    here = Path(start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
-        candidate = directory / "shared" / "openlineage-spec"
-        if (candidate / "OpenLineage.json").is_file():
-            return candidate
-    raise SpecNotFoundError(
-        f"no OpenLineage spec found: set {SPEC_DIR_ENV_VAR} to a directory holding OpenLineage.json and "
-        f"facets/*.json, or keep it at shared/openlineage-spec in {here} or a parent directory"
+    if not env:
+        return None
+    path = Path(env)
+    if not (path / "OpenLineage.json").is_file():
+        raise SpecNotFoundError(f"{SPEC_DIR_ENV_VAR}={env} has no OpenLineage.json")
+    return path
+
+
+def _unavailable(error: Exception) -> SpecNotFoundError:
+    return SpecNotFoundError(
+        f"validate_events needs the OpenLineage JSON schemas and cannot get them: {error}. "
+        f"Run once with internet access (they are then cached in {cache_dir()}), or set "
+        f"{SPEC_DIR_ENV_VAR} to a folder holding OpenLineage.json and facets/*.json "
+        f"(OpenLineage's spec/ folder), or {MIRROR_ENV_VAR} to a mirror of {SPEC_URL_PREFIX}"
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _url_registry() -> Any:
+    """A registry that resolves every ``$ref`` URL through the download cache."""
+    from referencing import Registry, Resource
+
+    def retrieve(uri: str) -> Any:
+        return Resource.from_contents(load_schema(uri))
+
+    return Registry(retrieve=retrieve)  # type: ignore[call-arg]
+
+
+@functools.lru_cache(maxsize=512)
+def _url_validator(ref: str, cache: str) -> Any:
+    """Validator for one schema URL (with its ``#/$defs/...`` fragment); ``cache`` keys the cache dir."""
+    from jsonschema import Draft202012Validator
+
+    load_schema(ref)  # fail here, with the download error, rather than deep inside jsonschema
+    return Draft202012Validator(
+        {"$ref": ref}, registry=_url_registry(), format_checker=Draft202012Validator.FORMAT_CHECKER
     )
 
 
@@ -175,30 +208,55 @@ def _event_def(event: Mapping[str, Any]) -> str:
     return "DatasetEvent" if "dataset" in event else "JobEvent"
 
 
-def schema_errors(event: Mapping[str, Any], *, spec_dir: str | os.PathLike[str] | None = None) -> list[str]:
-    """Every schema violation of one event, as ``path: message`` strings (empty when valid)."""
-    directory = str(Path(spec_dir) if spec_dir is not None else find_spec_dir())
+def _collect(
+    errors: list[str], seen: set[tuple[str, str]], validator: Any, instance: Any, prefix: tuple[Any, ...]
+) -> None:
+    for error in validator.iter_errors(instance):
+        for leaf in _leaves(error):
+            path, message = _format_path((*prefix, *leaf.absolute_path)), leaf.message
+            if (path, message) not in seen:
+                seen.add((path, message))
+                errors.append(f"{path}: {message}")
+
+
+def _dir_errors(event: Mapping[str, Any], directory: str) -> list[str]:
     spec = _load_spec(directory)
     seen: set[tuple[str, str]] = set()
     errors: list[str] = []
-
-    def add(path: str, message: str) -> None:
-        if (path, message) not in seen:
-            seen.add((path, message))
-            errors.append(f"{path}: {message}")
-
-    for error in _validator(directory, f"{spec.root_id}#/$defs/{_event_def(event)}").iter_errors(event):
-        for leaf in _leaves(error):
-            add(_format_path(leaf.absolute_path), leaf.message)
+    _collect(errors, seen, _validator(directory, f"{spec.root_id}#/$defs/{_event_def(event)}"), event, ())
     for place, path, container in _facet_locations(event):
         for name, facet in container.items():
             ref = spec.facets.get((place, name))
-            if ref is None:
-                continue  # custom facet: the event schema already checked it against the base facet
-            for error in _validator(directory, ref).iter_errors(facet):
-                for leaf in _leaves(error):
-                    add(_format_path((*path, name, *leaf.absolute_path)), leaf.message)
+            if ref is not None:  # else custom facet: the event schema checked it against the base facet
+                _collect(errors, seen, _validator(directory, ref), facet, (*path, name))
     return errors
+
+
+def _url_errors(event: Mapping[str, Any]) -> list[str]:
+    url = event.get("schemaURL")
+    if not isinstance(url, str) or "#" not in url:
+        return [f"schemaURL: missing or without a '#/$defs/...' fragment ({url!r}): cannot pick its schema"]
+    cache = str(cache_dir())
+    seen: set[tuple[str, str]] = set()
+    errors: list[str] = []
+    try:
+        _collect(errors, seen, _url_validator(url, cache), event, ())
+        for _place, path, container in _facet_locations(event):
+            for name, facet in container.items():
+                ref = facet.get("_schemaURL") if isinstance(facet, Mapping) else None
+                if isinstance(ref, str) and ref.startswith(SPEC_URL_PREFIX) and "#" in ref:
+                    _collect(errors, seen, _url_validator(ref, cache), facet, (*path, name))
+    except SchemaUnavailableError as exc:
+        raise _unavailable(exc) from exc
+    return errors
+
+
+def schema_errors(event: Mapping[str, Any], *, spec_dir: str | os.PathLike[str] | None = None) -> list[str]:
+    """Every schema violation of one event, as ``path: message`` strings (empty when valid)."""
+    directory = Path(spec_dir) if spec_dir is not None else find_spec_dir()
+    if directory is None:
+        return _url_errors(event)
+    return _dir_errors(event, str(directory))
 
 
 def validate_event(event: Mapping[str, Any], *, spec_dir: str | os.PathLike[str] | None = None) -> None:
