@@ -13,7 +13,7 @@ import pytest
 from tests.system.conftest import dataset_ids, final_event
 
 from lineage_operators.testing import load_events, validate_events
-from lineage_operators.testing.runner import HOME_MARKER_ENV_VAR, transport_env
+from lineage_operators.testing.runner import transport_env
 
 DAGS = Path(__file__).parent / "dags"
 EXTRACTOR = "lineage_operators.extractor.SparkCaptureExtractor"
@@ -42,7 +42,6 @@ def airflow_dags_test(
             (dags / name).symlink_to(DAGS / name)
     events_path = tmp_path / "events.jsonl"
     env = {key: value for key, value in os.environ.items() if not key.startswith("AIRFLOW")}
-    env.pop(HOME_MARKER_ENV_VAR, None)
     env.update(
         {
             "AIRFLOW_HOME": str(home),

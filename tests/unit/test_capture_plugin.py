@@ -70,7 +70,7 @@ def test_observed_sessions_are_captured_once_and_connect_sessions_skipped(monkey
     started: list[object] = []
 
     class FakeCapture:
-        def __init__(self, session):
+        def __init__(self, session, **options):
             self.session = session
 
         def start(self):
@@ -80,6 +80,9 @@ def test_observed_sessions_are_captured_once_and_connect_sessions_skipped(monkey
             return capture.CaptureResult(outputs=[LineageDataset("file", f"/out/{id(self.session)}")])
 
     monkeypatch.setattr(capture, "SparkLineageCapture", FakeCapture)
+    session_module = sys.modules.get("pyspark.sql.session")
+    if session_module is not None:  # a session left active by an earlier test is not this task's
+        monkeypatch.setattr(session_module.SparkSession, "getActiveSession", classmethod(lambda cls: None))
     classic, connect = SimpleNamespace(_jsparkSession=object()), SimpleNamespace()
     auto_capture.arm("dag.task")
     try:

@@ -59,14 +59,14 @@ def test_operator_passes_its_arguments_to_the_capture(monkeypatch: pytest.Monkey
     seen: dict[str, Any] = {}
 
     class FakeCapture:
-        def __init__(self, spark: Any, column_lineage: Any = None) -> None:
+        def __init__(self, spark: Any, column_lineage: Any = None, **options: Any) -> None:
             seen["settings"] = column_lineage
 
         def start(self) -> None:
             pass
 
     monkeypatch.setattr(capture_module, "SparkLineageCapture", FakeCapture)
-    monkeypatch.setattr("lineage_operators.operators.pyspark._openlineage_disabled", lambda: False)
+    monkeypatch.setattr("lineage_operators.operators.pyspark.lineage_wanted", lambda task: True)
     monkeypatch.setenv("AIRFLOW__LINEAGE_OPERATORS__COLUMN_LINEAGE_MAX_COLUMNS", "50")
     op = make(column_lineage_dataset_dependencies="fields")
 

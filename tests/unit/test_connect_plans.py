@@ -161,7 +161,9 @@ def test_rename_keeps_the_old_name() -> None:
     ("paths", "files", "roots"),
     [
         (("/d",), ["file:///d/part-0.parquet", "file:///d/part-1.parquet"], ["file:/d"]),
-        (("/d/part-0.csv",), ["file:///d/part-0.csv"], ["file:/d"]),  # a file stands for its directory
+        (("/d/part-0.csv",), ["file:///d/part-0.csv"], ["file:/d/part-0.csv"]),  # a single file: itself
+        (("/d/a.csv", "/d/b.csv"), ["file:///d/a.csv", "file:///d/b.csv"], ["file:/d"]),  # several: the dir
+        (("/d/*.json",), ["file:///d/a.json"], ["file:/d/a.json"]),  # a glob matching one file
         (("/d/*.json",), ["file:///d/a.json", "file:///d/b.json"], ["file:/d"]),
         (
             ("/d/2024-*",),

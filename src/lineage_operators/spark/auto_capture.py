@@ -85,14 +85,22 @@ def observe_session(session: Any) -> None:
                 armed.captures[id(session)] = None
                 armed.sessions.append(session)
                 return
-            from lineage_operators.spark.capture import SparkLineageCapture
-
-            capture = SparkLineageCapture(session)
+            capture = _new_capture(session)
             armed.captures[id(session)] = capture
             armed.sessions.append(session)
         capture.start()
     except Exception as error:
         log.warning("Task %s: Spark lineage capture did not start: %s", armed.task_label, describe(error))
+
+
+def _new_capture(session: Any) -> Any:
+    """The capture the operator would start: same column-lineage settings and time budget."""
+    from lineage_operators.column_lineage.settings import resolve_settings
+    from lineage_operators.operators.pyspark import capture_timeout
+    from lineage_operators.spark.captures import new_capture
+
+    settings = resolve_settings()
+    return new_capture(session, timeout=capture_timeout(), column_lineage=settings)
 
 
 def finish() -> Any:

@@ -17,23 +17,25 @@ def is_connect_session(spark: Any) -> bool:
     return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
-def new_capture(spark: Any, *, timeout: float | None = None, column_lineage: Any = None) -> LineageCapture:
+def new_capture(
+    spark: Any, *, timeout: float | None = None, column_lineage: Any = None, **options: Any
+) -> LineageCapture:
     """A not yet started capture for ``spark``; both kinds share start/snapshot/stop and the result.
 
     ``timeout`` bounds what a classic capture adds after the job (draining Spark's listener bus).
     A Connect capture keeps its own, longer budget: its lookups are server round trips.
     ``column_lineage`` (``ColumnLineageSettings``) applies to classic sessions: over Connect the
-    analyzed plan is on the server.
+    analyzed plan is on the server. Other ``options`` go to the capture's own constructor.
     """
     if is_connect_session(spark):
         from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
 
-        return SparkConnectLineageCapture(spark)
+        return SparkConnectLineageCapture(spark, **options)
     from lineage_operators.spark.capture import SparkLineageCapture
 
-    if timeout is None:
-        return SparkLineageCapture(spark, column_lineage=column_lineage)
-    return SparkLineageCapture(spark, drain_timeout=timeout, column_lineage=column_lineage)
+    if timeout is not None:
+        options["drain_timeout"] = timeout
+    return SparkLineageCapture(spark, column_lineage=column_lineage, **options)
 
 
 __all__ = ["LineageCapture", "is_connect_session", "new_capture"]

@@ -5,8 +5,9 @@ The output is :class:`~lineage_operators.spark.plan.ExecutionFacts` holding
 capture's (:mod:`lineage_operators.spark.resolve`). The rules mirror what a classic session's plan
 says for the same action (see :mod:`lineage_operators.spark.plan`):
 
-* file reads: the read's root paths (globs expanded, a file stands for its directory, from the
-  server's input files), the relation's full schema, the format;
+* file reads: the read's root paths (globs expanded from the server's input files; a single root
+  stays what it is, with several a file stands for its directory), the relation's full schema,
+  the format;
 * table reads/writes: the catalog's location, identity and provider (DESCRIBE TABLE EXTENDED);
 * ``df.write...save(path)``: the path, the written query's schema, OVERWRITE for mode overwrite;
 * ``saveAsTable`` (a CTAS on the server): CREATE, or no change when appending; ``insertInto``:
@@ -53,20 +54,19 @@ def _prefix_of(uri: str) -> str:
 
 
 def source_roots(paths: tuple[str, ...], files: list[str]) -> list[str]:
-    """Pure: the directories a classic session names for a read of ``paths`` that listed ``files``.
+    """Pure: the datasets a classic session names for a read of ``paths`` that listed ``files``.
 
-    Like Spark's file index: a glob stands for what it matched, then (as openlineage-spark) a root
-    that is a file stands for its directory. Roots are qualified with the files' scheme.
+    Like Spark's file index: a glob stands for what it matched. Then, as openlineage-spark (and
+    ``plan._directories``): a single root stays what it is, file or directory; with several roots,
+    a root that is a file stands for its directory. Roots are qualified with the files' scheme.
     """
     file_paths = [(_path_of(f), _prefix_of(f)) for f in files]
     file_set = {p for p, _ in file_paths}
-    roots: list[str] = []
+    expanded: list[tuple[str, str]] = []
 
     def add(path: str, prefix: str) -> None:
-        path = posixpath.dirname(path) if path in file_set else path
-        root = f"{prefix}{path}" if prefix else path
-        if root not in roots:
-            roots.append(root)
+        if (path, prefix) not in expanded:
+            expanded.append((path, prefix))
 
     for given in paths:
         path, prefix = _path_of(given), _prefix_of(given)
@@ -82,6 +82,13 @@ def source_roots(paths: tuple[str, ...], files: list[str]) -> list[str]:
                 matched = True
         if not matched:
             add(path, prefix)  # nothing matched: named by the directory above the glob
+    single = len(expanded) == 1
+    roots: list[str] = []
+    for path, prefix in expanded:
+        named = posixpath.dirname(path) if not single and path in file_set else path
+        root = f"{prefix}{named}" if prefix else named
+        if root not in roots:
+            roots.append(root)
     return roots
 
 
