@@ -10,6 +10,7 @@ process, tasks run in it); wall time is reported too.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import logging
@@ -73,14 +74,13 @@ def main(argv: list[str]) -> None:
 
 def _load_dag(tasks: int) -> Any:
     os.environ["AIRFLOW__OPENLINEAGE__DISABLED"] = "true"
-    from lineage_operators.testing.runner import configure_airflow_env, ensure_airflow_db
+    from lineage_operators.testing.airflow_home import IsolatedAirflow
 
-    home = configure_airflow_env()
-    if home is None:
-        raise SystemExit("run with no AIRFLOW_HOME set: the child makes its own")
+    isolated = IsolatedAirflow()
+    home = isolated.__enter__()  # the child's own Airflow home, for the whole process
+    atexit.register(isolated.__exit__, None, None, None)
     dag_file = home / "dags" / "bench_plugin.py"
     dag_file.write_text(DAG_TEMPLATE.format(tasks=tasks))
-    ensure_airflow_db()
     logging.disable(logging.WARNING)
     spec = importlib.util.spec_from_file_location("bench_plugin", dag_file)
     if spec is None or spec.loader is None:

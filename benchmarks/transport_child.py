@@ -8,6 +8,7 @@ The transport and the provider use the README's recommended settings
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import socket
@@ -68,11 +69,13 @@ def backend(state: str) -> Iterator[str]:
 
 def main(state: str) -> None:
     from lineage_operators.testing import runner
+    from lineage_operators.testing.airflow_home import IsolatedAirflow
 
-    runner.configure_airflow_env()
     os.environ["AIRFLOW__OPENLINEAGE__EXECUTION_TIMEOUT"] = EXECUTION_TIMEOUT
     os.environ["LINEAGE_BENCH_OUTPUT"] = tempfile.mkdtemp(prefix="lineage-bench-transport-")
-    runner.ensure_airflow_db()
+    isolated = IsolatedAirflow()
+    isolated.__enter__()  # the child's own Airflow home; run_dag below runs in it
+    atexit.register(isolated.__exit__, None, None, None)
     from benchmarks.transport_dag import dag
 
     with backend(state) as url:

@@ -39,15 +39,18 @@ def _load_side(
     other: LineageGraph | None,
 ) -> tuple[LineageGraph, list[str]]:
     """The graph of ``sources`` and the golden-file placeholders left unbound: those are bound
-    from ``placeholders``, then against the ``other`` graph's dataset names."""
+    from ``placeholders``, then against the ``other`` graph's dataset names and job namespaces."""
     skips = Skips()
     builder = GraphBuilder(skips, any_producer=any_producer)
     unbound: list[str] = []
     names = [s for ds in (other.datasets if other else {}) for s in ds]
+    job_namespaces = [job.namespace for job in (other.jobs.values() if other else ())]
     for source in sources:
         path = Path(source)
         if is_golden_file(path):
-            events, missing = bind_placeholders(list(golden_events(path, skips)), names, placeholders)
+            events, missing = bind_placeholders(
+                list(golden_events(path, skips)), names, placeholders, other_job_namespaces=job_namespaces
+            )
             unbound += missing
             for event in events:
                 builder.add(event)

@@ -1,7 +1,8 @@
 """``${name}`` placeholders of golden files, bound so a golden file diffs against a real run.
 
 Values come from ``--placeholder name=value`` or are inferred: a golden dataset name such as
-``${base_dir}/clean/orders`` is matched against the other side's dataset names.
+``${base_dir}/clean/orders`` is matched against the other side's dataset names, ``${namespace}``
+(the job namespace the harness writes) against its job namespaces.
 """
 
 from __future__ import annotations
@@ -15,6 +16,14 @@ from lineage_operators.testing.matchers import render_template
 __all__ = ["bind_placeholders", "infer_placeholders"]
 
 _TOKEN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _job_namespaces(events: Iterable[Mapping[str, Any]]) -> set[str]:
+    """Golden files write the job namespace as ``${namespace}``."""
+    jobs = (event.get("job") for event in events)
+    return {
+        job["namespace"] for job in jobs if isinstance(job, Mapping) and isinstance(job.get("namespace"), str)
+    }
 
 
 def _dataset_strings(events: Iterable[Mapping[str, Any]]) -> set[str]:
@@ -56,13 +65,20 @@ def infer_placeholders(
 
 
 def bind_placeholders(
-    events: list[dict[str, Any]], other_side: Iterable[str], explicit: Mapping[str, str]
+    events: list[dict[str, Any]],
+    other_side: Iterable[str],
+    explicit: Mapping[str, str],
+    *,
+    other_job_namespaces: Iterable[str] = (),
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Events with every placeholder that can be bound rendered, and the names left unbound."""
-    templates = {s for s in _dataset_strings(events) if _TOKEN.search(s)}
+    job_templates = {s for s in _job_namespaces(events) if _TOKEN.search(s)}
+    dataset_templates = {s for s in _dataset_strings(events) if _TOKEN.search(s)}
+    templates = job_templates | dataset_templates
     if not templates:
         return events, []
-    bound = infer_placeholders(templates, other_side, explicit)
+    bound = infer_placeholders(job_templates, other_job_namespaces, explicit)
+    bound = infer_placeholders(dataset_templates, other_side, bound)
     unbound = sorted({n for t in templates for n in _TOKEN.findall(t)} - set(bound))
     values = {**bound, **{n: "${" + n + "}" for n in unbound}}
 
