@@ -254,25 +254,7 @@ def _both(sides: dict[str, Any], scenario: Scenario) -> tuple[Any, Any]:
     return _RESULTS[scenario.name]
 
 
-#: Known gap (open in issue 12): over Connect, a table created and dropped in the same task can be
-#: resolved only after the DROP (its CTAS then has no table to describe), and the DROP may take a
-#: location remembered from another deployment in the same process (the table memory is process-wide).
-KNOWN_GAPS = {"create_then_drop"}
-
-
-@pytest.mark.parametrize(
-    "scenario",
-    [
-        pytest.param(
-            s,
-            id=s.name,
-            marks=[pytest.mark.xfail(reason="known Connect gap, see KNOWN_GAPS", strict=False)]
-            if s.name in KNOWN_GAPS
-            else [],
-        )
-        for s in SCENARIOS
-    ],
-)
+@pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name) for s in SCENARIOS])
 def test_same_datasets_schema_and_lifecycle(sides: dict[str, Any], scenario: Scenario) -> None:
     classic, connect = _both(sides, scenario)
     expected, actual = _view(classic, sides["classic"]), _view(connect, sides["connect"])
@@ -287,7 +269,7 @@ def test_same_datasets_schema_and_lifecycle(sides: dict[str, Any], scenario: Sce
 def test_facet_differences_are_the_documented_ones(sides: dict[str, Any]) -> None:
     """Only the facets listed in the module docstring may differ."""
     allowed = {"outputStatistics", "inputStatistics", "columnLineage"}
-    for scenario in (s for s in SCENARIOS if s.name not in KNOWN_GAPS):
+    for scenario in SCENARIOS:
         classic, connect = _both(sides, scenario)
         left, right = _facet_keys(classic, sides["classic"]), _facet_keys(connect, sides["connect"])
         assert left.keys() == right.keys(), scenario.name
