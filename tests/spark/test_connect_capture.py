@@ -158,9 +158,13 @@ def test_a_drop_is_held_at_most_capture_timeout(
 
     monkeypatch.setattr(ServerLookups, "describe", hanging)
     connect_spark.sql("CREATE TABLE default.held_drop USING parquet AS SELECT 1 AS id")
+
+    def drop() -> None:
+        connect_spark.sql("DROP TABLE default.held_drop")
+
     try:
         with caplog.at_level(logging.WARNING):
-            run_captured(connect_spark, lambda: connect_spark.sql("DROP TABLE default.held_drop"), timeout=0.5)
+            run_captured(connect_spark, drop, timeout=0.5)
         assert not released.is_set()
     finally:
         released.set()
