@@ -20,12 +20,12 @@ says for the same action (see :mod:`lineage_operators.spark.plan`):
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from lineage_operators._logging import get_logger
-from lineage_operators.spark.connect.paths import has_glob, path_of, source_roots
+from lineage_operators.spark.connect.paths import source_roots
 from lineage_operators.spark.connect.plans import (
     ConnectPlan,
     SourceRead,
@@ -36,6 +36,7 @@ from lineage_operators.spark.connect.plans import (
 from lineage_operators.spark.connect.server import ServerLookups, TableInfo
 from lineage_operators.spark.connect.sql import SqlStatement, SqlTable, parse_statement
 from lineage_operators.spark.connect.sql_columns import sql_column_lineage
+from lineage_operators.spark.connect.written import WrittenFiles
 from lineage_operators.spark.plan import ExecutionFacts, RelationFacts, TableRef
 from lineage_operators.spark.table_memory import TableMemory
 
@@ -44,10 +45,6 @@ log = get_logger(__name__)
 _SESSION_CATALOG = "spark_catalog"
 _FILE_FORMATS = frozenset({"parquet", "csv", "json", "orc", "text", "avro", "binaryfile", "xml"})
 _DEFAULT_SOURCE = "spark.sql.sources.default"
-#: Formats whose files, written from a query without partitioning, read back with its schema.
-_SELF_DESCRIBING = frozenset({"parquet", "orc"})
-#: Save modes that leave only the written files at the path.
-_REPLACING_MODES = frozenset({"overwrite", "error", None})
 
 
 @dataclass
@@ -58,19 +55,13 @@ class ConnectResolver:
     views: dict[str, list[SourceRead | TableRead | SqlTable]] = field(default_factory=dict)
     #: Temp views defined as a plain read: their columns are the read's (column lineage).
     plain_views: set[str] = field(default_factory=set)
-    #: Paths the task's ``df.write`` created: directories, so reading them needs no file listing.
-    written: set[str] = field(default_factory=set)
-    #: path -> (format, schema) of the task's unpartitioned Parquet/ORC writes that replaced the
-    #: path's files: a later plain read of the path has that schema, no ``AnalyzePlan`` needed.
-    written_schemas: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: The task's file writes: reading them back needs no listing, often no schema lookup.
+    written: WrittenFiles = field(default_factory=WrittenFiles)
     #: The tables this capture saw (this task's catalog only): a DROP reports their location.
     tables: TableMemory = field(default_factory=TableMemory)
     #: operation id of a DROP -> catalog entries of its tables, read before it ran.
     dropping: dict[str, dict[str, TableInfo]] = field(default_factory=dict)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
-
-    def _known_directories(self, paths: tuple[str, ...], written: set[str]) -> bool:
-        return bool(paths) and all(not has_glob(p) and path_of(p) in written for p in paths)
 
     # -- entry -------------------------------------------------------------------------------
 
@@ -146,25 +137,20 @@ class ConnectResolver:
         from concurrent.futures import ThreadPoolExecutor
 
         jobs: list[Any] = []
-        written = set(self.written)
-        schemas = {path: fmt for path, (fmt, _) in self.written_schemas.items()}
+        written = self.written.copy()
         for plan in plans:
             for read in plan.reads:
                 if isinstance(read, SourceRead) and read.paths and (read.format or "").lower() != "jdbc":
-                    if not self._known_directories(read.paths, written):
+                    if not written.known_directories(read.paths):
                         jobs.append((self.lookups.input_files, read.relation, read.key))
-                    if self._reused_path(read, schemas) is None:
+                    if not written.reusable(read, self._format(read.format)):
                         jobs.append((self.lookups.schema, read.relation, read.key))
             write = plan.write
             if write is not None and plan.query is not None:
-                if _rel_type(plan.query) != "read":
+                if _plain_source(plan.query) is None:
                     jobs.append((self.lookups.schema, plan.query, ("query", plan.operation_id)))
                 if write.path and not write.table:
-                    written.add(path_of(write.path))
-                    if self._replaces_files(write):
-                        schemas[path_of(write.path)] = self._format(write.source)
-                    else:
-                        schemas.pop(path_of(write.path), None)
+                    written.add(write, self._format(write.source), None, expected=True)
         if len(jobs) < 2:
             return
 
@@ -180,34 +166,15 @@ class ConnectResolver:
 
     # -- schemas -----------------------------------------------------------------------------
 
-    def _replaces_files(self, write: WriteTarget) -> bool:
-        fmt = self._format(write.source)
-        return fmt in _SELF_DESCRIBING and not write.partitioned and write.mode in _REPLACING_MODES
-
-    def _reused_path(self, read: SourceRead, schemas: Mapping[str, Any]) -> str | None:
-        """The written path whose schema a plain read of it has, if the task wrote one."""
-        paths = read.paths or ((read.options["path"],) if "path" in read.options else ())
-        if len(paths) != 1 or has_glob(paths[0]) or read.user_schema:
-            return None
-        if any(key.lower() != "path" for key in read.options):
-            return None  # an option may change what is read (mergeSchema, recursiveFileLookup...)
-        path = path_of(paths[0])
-        entry = schemas.get(path)
-        fmt = entry[0] if isinstance(entry, tuple) else entry
-        return path if fmt is not None and fmt == self._format(read.format) else None
-
     def _read_schema(self, read: SourceRead) -> str:
-        path = self._reused_path(read, self.written_schemas)
-        if path is not None:
-            return self.written_schemas[path][1]
-        return self.lookups.schema(read.relation, read.key)
+        reused = self.written.schema_of(read, self._format(read.format))
+        return reused if reused is not None else self.lookups.schema(read.relation, read.key)
 
     def _query_schema(self, query: Any, operation_id: str) -> str:
         """A written query's schema; a plain read's is the read's (cached or known from a write)."""
-        if _rel_type(query) == "read":
-            reads, _ = collect_reads(query)
-            if len(reads) == 1 and isinstance(reads[0], SourceRead):
-                return self._read_schema(reads[0])
+        read = _plain_source(query)
+        if read is not None:
+            return self._read_schema(read)
         return self.lookups.schema(query, key=("query", operation_id))
 
     # -- inputs ------------------------------------------------------------------------------
@@ -296,7 +263,7 @@ class ConnectResolver:
         paths = read.paths or ((read.options["path"],) if "path" in read.options else ())
         if not paths:
             return []  # a source without paths (noop, rate...): no dataset identity
-        known = self._known_directories(tuple(paths), self.written)
+        known = self.written.known_directories(tuple(paths))
         files = [] if known else self.lookups.input_files(read.relation, read.key)
         schema = self._read_schema(read)
         file_format = fmt if fmt in _FILE_FORMATS else None
@@ -346,12 +313,10 @@ class ConnectResolver:
             return [rel]
         if not write.path:
             return []
-        path = path_of(write.path)
-        self.written.add(path)
-        if succeeded and schema and self._replaces_files(write):
-            self.written_schemas[path] = (fmt, schema)
+        if succeeded:
+            self.written.add(write, fmt, schema)
         else:
-            self.written_schemas.pop(path, None)
+            self.written.forget(write)
         return [
             RelationFacts(
                 location=write.path,
@@ -430,6 +395,14 @@ class ConnectResolver:
 
 def _rel_type(relation: Any) -> str | None:
     return relation.WhichOneof("rel_type") if relation is not None else None
+
+
+def _plain_source(query: Any) -> SourceRead | None:
+    """The file/JDBC read a written query is, when it is nothing more (its schema is the read's)."""
+    if _rel_type(query) != "read":
+        return None
+    reads, _ = collect_reads(query)
+    return reads[0] if len(reads) == 1 and isinstance(reads[0], SourceRead) else None
 
 
 def _sql_ref(table: SqlTable, database: str) -> TableRef:
