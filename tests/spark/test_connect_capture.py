@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_helpers import local, names, run_captured
+from spark_helpers import PATIENT, local, names, run_captured
 
 from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
 from lineage_operators.spark.connect.interceptor import PlanListener, attach, detach
@@ -31,7 +31,7 @@ class Recorder(PlanListener):
 
 
 def captured(spark: Any, body: Any, **options: Any) -> Any:
-    _, result = run_captured(spark, body, **options)
+    _, result = run_captured(spark, body, **{"timeout": PATIENT, **options})
     assert isinstance(_, SparkConnectLineageCapture)
     return result
 
@@ -71,7 +71,8 @@ def test_pyspark_internals_the_interceptor_uses(connect_spark: Any, source: Path
 def test_nested_captures_share_the_interceptor(connect_spark: Any, source: Path, tmp_path: Path) -> None:
     client = connect_spark.client
     original = client._stub
-    outer, inner = SparkConnectLineageCapture(connect_spark), SparkConnectLineageCapture(connect_spark)
+    outer = SparkConnectLineageCapture(connect_spark, timeout=PATIENT)
+    inner = SparkConnectLineageCapture(connect_spark, timeout=PATIENT)
     outer.start()
     inner.start()
     connect_spark.read.parquet(str(source)).count()
@@ -202,9 +203,11 @@ def test_secrets_in_options_never_reach_the_result(connect_spark: Any, caplog: A
 
 
 def test_the_mixins_recorder_captures_a_connect_session(
-    connect_spark: Any, source: Path, tmp_path: Path
+    connect_spark: Any, source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lineage_operators.recorder import LineageRecorder
+
+    monkeypatch.setenv("AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT", str(PATIENT))  # the setting applies
 
     recorder = LineageRecorder("dag.task")
     out = tmp_path / "recorded"

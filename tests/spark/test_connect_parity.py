@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_helpers import run_captured
+from spark_helpers import PATIENT, run_captured
 
 from lineage_operators.model import LineageDataset
 
@@ -198,7 +198,8 @@ def _run(label: str, sides: dict[str, Any], scenario: Scenario) -> Any:
         else:
             scenario.body(session, root)
 
-    return run_captured(session, body)[1]  # the classic or the Connect capture, as the session fits
+    # the classic or the Connect capture, as the session fits
+    return run_captured(session, body, timeout=PATIENT)[1]
 
 
 def _placeholders(text: str, root: Path, warehouse: str) -> str:
