@@ -185,6 +185,27 @@ def test_a_written_plain_read_takes_the_reads_schema() -> None:
     assert [key for kind, key in lookups.log if kind == "schema"] == [read.key]  # one analysis
 
 
+def test_a_sql_query_written_as_is_gets_its_column_lineage() -> None:
+    """``spark.sql("SELECT ...").write.parquet(...)``: openlineage-sql's lineage of the query."""
+    resolver = ConnectResolver(FakeLookups("/wh"))  # type: ignore[arg-type]
+    text = "SELECT id, upper(name) AS name FROM parquet.`/in` WHERE id > 1"
+    query = relations_pb2.Relation()
+    query.sql.query = text
+    target = WriteTarget(v2=False, mode="overwrite", source="parquet", path="/out")
+    plan = ConnectPlan(operation_id="w", kind="write", sql=[text], write=target, query=query)
+    facts = resolver.facts(plan, succeeded=True)
+    assert facts is not None
+    assert facts.column_lineage is not None
+    (source,) = facts.inputs
+    assert source.location == "file:/in"  # qualified like the files the server listed
+    ids = {s.expr_id: s.name for deps in facts.column_lineage.fields.values() for s in deps}
+    assert set(source.expr_ids) == set(ids)
+    assert {c: sorted(ids[s.expr_id] for s in deps) for c, deps in facts.column_lineage.fields.items()} == {
+        "id": ["id"],
+        "name": ["name"],
+    }
+
+
 class _ConnectLike:
     """Stands for a pyspark.sql.connect session (``is_connect_session`` goes by the module)."""
 
