@@ -12,8 +12,10 @@ says for the same action (see :mod:`lineage_operators.spark.plan`):
 * ``df.write...save(path)``: the path, the written query's schema, OVERWRITE for mode overwrite;
 * ``saveAsTable`` (a CTAS on the server): CREATE, or no change when appending; ``insertInto``:
   OVERWRITE or none; ``writeTo``: CREATE / OVERWRITE / none as the V2 command it runs;
-* SQL: tables from ``openlineage-sql``, lifecycle from the statement (:mod:`.sql`); DROP of a table
-  reports its remembered location (the classic capture's memory), else the managed location;
+* SQL: tables from ``openlineage-sql``, lifecycle from the statement (:mod:`.sql`), and for a
+  written SQL query its column lineage (:mod:`.sql_columns`); DROP of a table reports the location
+  read from the catalog just before it ran (:meth:`ConnectResolver.before_drop`), else what this
+  capture saw of the table (its own :class:`TableMemory`), else the managed location;
 * JDBC reads/writes: URL (redacted) and table or query, as the classic capture.
 """
 
