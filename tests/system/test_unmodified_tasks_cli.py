@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.system.conftest import dataset_ids, final_event
+from tests.system.conftest import EXTRACTOR, dataset_ids, final_event
 
 from lineage_operators.testing import load_events, validate_events
 from lineage_operators.testing.runner import transport_env
 
 DAGS = Path(__file__).parent / "dags"
-EXTRACTOR = "lineage_operators.extractor.SparkCaptureExtractor"
 
 
 def _airflow(python: Path, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
