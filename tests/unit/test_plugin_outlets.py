@@ -165,9 +165,9 @@ def _task_instance(task: Any) -> Any:
     return SimpleNamespace(dag_id="d", task_id="t", run_id="r", map_index=-1, try_number=1, task=task)
 
 
-@pytest.mark.parametrize("succeeds", [True, False], ids=["success", "execute_failed"])
+@pytest.mark.parametrize("outcome", ["success", "failed", "skipped"])
 def test_listener_finishes_capture_once_whether_or_not_post_execute_ran(
-    fake_capture: _Capture, monkeypatch: pytest.MonkeyPatch, succeeds: bool
+    fake_capture: _Capture, monkeypatch: pytest.MonkeyPatch, outcome: str
 ):
     from lineage_operators import hook_lineage
 
@@ -179,12 +179,14 @@ def test_listener_finishes_capture_once_whether_or_not_post_execute_ran(
     hooks.on_task_instance_running(previous_state=None, task_instance=ti)
     assert fake_capture.armed
     context = _context()
-    if succeeds:  # the runner calls post_execute only when execute returned
+    if outcome == "success":  # the runner calls post_execute only when execute returned
         ti.task.post_execute(context)
         assert _alias_uris(context) == ["file:///lake/out"]
         hooks.on_task_instance_success(previous_state=None, task_instance=ti)
-    else:
+    elif outcome == "failed":
         hooks.on_task_instance_failed(previous_state=None, task_instance=ti, error=None)
+    else:
+        hooks.on_task_instance_skipped(previous_state=None, task_instance=ti)
 
     assert fake_capture.finished == 1
     assert store.get(ti) is fake_capture.result  # for the extractor in the provider's child

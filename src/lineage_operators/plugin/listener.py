@@ -45,6 +45,11 @@ class TaskCaptureListener:
     def on_task_instance_failed(self, previous_state: Any, task_instance: Any, error: Any = None) -> None:
         _finish(task_instance)
 
+    @hookimpl(tryfirst=True)
+    def on_task_instance_skipped(self, previous_state: Any, task_instance: Any) -> None:
+        """A task that skips itself (``AirflowSkipException``) also leaves capture armed otherwise."""
+        _finish(task_instance)
+
 
 def _emit_assets_after_execute(task_instance: Any) -> None:
     from lineage_operators.assets import asset_aliases
