@@ -21,26 +21,15 @@ from benchmarks.environment import configure_process_environment
 configure_process_environment()
 
 from benchmarks import large_job  # noqa: E402
-from benchmarks.environment import SPARK_MASTER, spark_conf  # noqa: E402
 from benchmarks.event import EventInspection, complete_event_json, inspect_event  # noqa: E402
-from benchmarks.large_plans import DAG_ID  # noqa: E402
-from benchmarks.sides import LINEAGE, TASK_ID, run_in_own_session, run_side  # noqa: E402
+from benchmarks.large_plans import DAG_ID, generate_data, run_job  # noqa: E402
+from benchmarks.sides import LINEAGE, TASK_ID  # noqa: E402
 
 
 def measure(scale: int, unit: large_job.LargePlanShape, work: Path) -> EventInspection:
     """Generate the scale's data, run the library side once, inspect its COMPLETE event."""
-    shape = unit.scaled(scale)
-    setup_conf = spark_conf(f"{DAG_ID}.setup", str(work / "setup-warehouse"))
-    data = run_in_own_session(
-        lambda spark: large_job.generate(spark, work / "data", shape), {}, SPARK_MASTER, setup_conf
-    )
-    side = run_side(
-        LINEAGE,
-        DAG_ID,
-        large_job.large_plan_job,
-        {"data_root": str(data.root), "shape": shape, "output": str(work / "out")},
-        warehouse_dir=str(work / "warehouse"),
-    )
+    data = generate_data(work, unit.scaled(scale))
+    side = run_job(LINEAGE, data, work / "run")
     return inspect_event(complete_event_json(side.lineage, f"{DAG_ID}.{TASK_ID}"), data.file_names())
 
 
