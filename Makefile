@@ -47,7 +47,7 @@ spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 $(LOWEST_VENV)/.installed: pyproject.toml $(VENV)/.installed
 	@rm -rf $(LOWEST_VENV)
 	$(UV) venv --quiet --python $(PY) $(LOWEST_VENV)
-	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --resolution lowest-direct -e ".[spark,openlineage]"
+	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --resolution lowest-direct -e ".[spark,openlineage,connect]"
 	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --group dev
 	@touch $@
 
