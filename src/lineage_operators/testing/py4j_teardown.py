@@ -33,7 +33,7 @@ def _py4j_warnings_only() -> Iterator[None]:
     try:
         yield
     finally:
-        for logger, level in zip(loggers, saved):
+        for logger, level in zip(loggers, saved, strict=True):
             logger.setLevel(level)
 
 
