@@ -51,11 +51,13 @@ spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 # Left to `make test` (newest versions): the tests that run in the other environments (`.[spark]`-only,
 # Airflow's Spark provider; both built from the newest versions), the browser view, and the Spark tests
 # that run more plan shapes through the same code. `make test-lowest LOWEST_TESTS="tests/spark tests/system"`
-# runs everything.
-LOWEST_TESTS ?= tests/system tests/spark/test_capture_files.py tests/spark/test_capture_lifecycle.py \
+# runs everything. Spark tests first, as in `make test`: their shared session must be the first one of the
+# process (tests/spark/conftest.py).
+LOWEST_TESTS ?= tests/spark/test_capture_files.py tests/spark/test_capture_lifecycle.py \
 	tests/spark/test_capture_tables.py tests/spark/test_column_lineage_writes.py tests/spark/test_connect_capture.py \
-	--ignore=tests/system/test_without_openlineage.py --ignore=tests/system/test_lineage_view.py \
+	tests/system --ignore=tests/system/test_without_openlineage.py --ignore=tests/system/test_lineage_view.py \
 	--deselect=tests/system/test_unmodified_tasks_cli.py::test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider
+
 $(LOWEST_VENV)/.installed: pyproject.toml $(VENV)/.installed
 	@rm -rf $(LOWEST_VENV)
 	$(UV) venv --quiet --python $(PY) $(LOWEST_VENV)
@@ -65,7 +67,7 @@ $(LOWEST_VENV)/.installed: pyproject.toml $(VENV)/.installed
 
 test-lowest: $(LOWEST_VENV)/.installed services
 	$(UV) pip list --python $(LOWEST_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-(openlineage|standard|common-compat) |openlineage-(python|sql) |pyspark )"
-	$(SPEC_ENV) $(LOWEST_VENV)/bin/python -m pytest -p no:cacheprovider $(LOWEST_TESTS)
+	$(SPEC_ENV) $(LOWEST_VENV)/bin/python -m pytest -p no:cacheprovider --durations=10 $(LOWEST_TESTS)
 
 services:
 	@bash scripts/ensure_test_services.sh

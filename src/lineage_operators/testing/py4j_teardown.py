@@ -15,7 +15,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
+import socket
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -43,14 +45,36 @@ def _spark_gateway() -> Any:
     return getattr(context, "_gateway", None)
 
 
-def close_py4j_connections() -> bool:
-    """Close the Spark gateway's idle client connections now; True if there was a gateway."""
+def _close(gateway: Any) -> None:
+    # A connection the JVM opened has a thread blocked reading its buffered stream, and py4j closes
+    # the stream before the socket: that close would wait for the reader's lock forever.  Shutting
+    # the sockets down first ends the pending reads.
+    for connection in list(getattr(gateway._gateway_client, "deque", ())):
+        sock = getattr(connection, "socket", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+    gateway.close(keep_callback_server=True)
+
+
+def close_py4j_connections(timeout_s: float = 5.0) -> bool:
+    """Close the Spark gateway's client connections now; True if they were closed in time.
+
+    Bounded: a close that does not finish within ``timeout_s`` is left to a daemon thread, so the
+    end of a test session never waits on it.
+    """
     gateway = _spark_gateway()
     if gateway is None:
         return False
+
+    def close() -> None:
+        with contextlib.suppress(Exception):
+            _close(gateway)
+
     with _py4j_warnings_only():
         gc.collect()  # Java object proxies that are already garbage release their JVM references first
-        with contextlib.suppress(Exception):
-            gateway.close(keep_callback_server=True)
+        worker = threading.Thread(target=close, name="lineage-py4j-close", daemon=True)
+        worker.start()
+        worker.join(timeout_s)
         gc.collect()  # the closed connections, while py4j's INFO lines are held back
-    return True
+    return not worker.is_alive()
