@@ -50,7 +50,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    """Runs before pytest closes its capture streams (they close in the config's cleanups)."""
+    from lineage_operators.testing.py4j_teardown import close_py4j_connections
+
     golden.set_update_mode(False)
+    close_py4j_connections()
 
 
 @pytest.fixture(scope="session")

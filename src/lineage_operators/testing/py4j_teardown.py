@@ -1,0 +1,80 @@
+"""Close py4j's client connections before pytest closes its capture streams.
+
+``import airflow`` attaches a root ``StreamHandler`` to the ``sys.stdout`` of that moment, which
+in a pytest session is pytest's capture file.  py4j logs "Closing down clientserver connection"
+(INFO) every time a connection object is closed or garbage-collected; the connections still
+alive at interpreter exit are collected after pytest has closed that file, and each record ends
+as ``--- Logging error --- ValueError: I/O operation on closed file``.  Closing the gateway's
+connections while the streams are still open leaves none to be collected at exit; py4j reopens a
+connection if the JVM is called again.  These deliberate closes log the same INFO line once per
+connection: they are held back (py4j's loggers at WARNING for the duration of the close only).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import logging
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["close_py4j_connections"]
+
+_PY4J_LOGGERS = ("py4j.clientserver", "py4j.java_gateway")
+
+
+@contextlib.contextmanager
+def _py4j_warnings_only() -> Iterator[None]:
+    loggers = [logging.getLogger(name) for name in _PY4J_LOGGERS]
+    saved = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(max(logger.getEffectiveLevel(), logging.WARNING))
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, saved, strict=True):
+            logger.setLevel(level)
+
+
+def _spark_gateway() -> Any:
+    pyspark = sys.modules.get("pyspark")  # never imported here: only a gateway that already exists
+    context = getattr(pyspark, "SparkContext", None) if pyspark is not None else None
+    return getattr(context, "_gateway", None)
+
+
+def _close(gateway: Any) -> None:
+    # A connection the JVM opened has a thread blocked reading its buffered stream, and py4j closes
+    # the stream before the socket: that close would wait for the reader's lock forever.  Shutting
+    # the sockets down first ends the pending reads.
+    for connection in list(getattr(gateway._gateway_client, "deque", ())):
+        sock = getattr(connection, "socket", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+    gateway.close(keep_callback_server=True)
+
+
+def close_py4j_connections(timeout_s: float = 5.0) -> bool:
+    """Close the Spark gateway's client connections now; True if they were closed in time.
+
+    Bounded: a close that does not finish within ``timeout_s`` is left to a daemon thread, so the
+    end of a test session never waits on it.
+    """
+    gateway = _spark_gateway()
+    if gateway is None:
+        return False
+
+    def close() -> None:
+        with contextlib.suppress(Exception):
+            _close(gateway)
+
+    with _py4j_warnings_only():
+        gc.collect()  # Java object proxies that are already garbage release their JVM references first
+        worker = threading.Thread(target=close, name="lineage-py4j-close", daemon=True)
+        worker.start()
+        worker.join(timeout_s)
+        gc.collect()  # the closed connections, while py4j's INFO lines are held back
+    return not worker.is_alive()
