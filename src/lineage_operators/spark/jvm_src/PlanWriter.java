@@ -2,9 +2,9 @@
 // lineage_operators.spark.plan_writer. Writes a plan in the shape of Spark's TreeNode.toJSON() (a
 // pre-order array of nodes with "class" and "num-children", expressions held by a field as nested
 // arrays, a child held by a field as its index) but only with the fields the column-lineage engine
-// reads: no data types (bar casts), metadata, qualifiers, statistics or relation objects, which are
-// most of toJSON's bytes and time on a wide plan. Janino compiles a subset of Java: no generics,
-// lambdas or enhanced for loops over Scala collections here.
+// reads, and class names without their package: no data types (bar casts), metadata, qualifiers,
+// statistics or relation objects, which are most of toJSON's bytes and time on a wide plan.
+// Janino compiles a subset of Java: no generics, lambdas or enhanced for loops here.
 package lineage_operators;
 
 import java.nio.charset.StandardCharsets;
@@ -93,7 +93,7 @@ public class PlanWriter {
     /** One node's object; {@code underCast}: its data type matters (a cast's child). */
     private void node(TreeNode node, boolean underCast, StringBuilder out) {
         out.append("{\"class\":");
-        string(node.getClass().getName(), out);
+        string(shortName(node.getClass()), out);
         out.append(",\"num-children\":").append(node.children().size());
         boolean wroteId = false;
         scala.collection.Iterator names = node.productElementNames();
@@ -165,7 +165,7 @@ public class PlanWriter {
 
     /** A case object as {"object": class}, a case class (ExistenceJoin) with its read fields. */
     private void product(scala.Product product, TreeNode owner, StringBuilder out) {
-        String cls = product.getClass().getName();
+        String cls = shortName(product.getClass());
         if (product.productArity() == 0 && cls.endsWith("$")) {
             out.append("{\"object\":");
             string(cls, out);
@@ -185,6 +185,12 @@ public class PlanWriter {
             }
         }
         out.append('}');
+    }
+
+    /** The class name without its package: the engine matches short names (a third of the bytes). */
+    private static String shortName(Class cls) {
+        String name = cls.getName();
+        return name.substring(name.lastIndexOf('.') + 1);
     }
 
     /** The index of {@code value} among {@code owner}'s children (by reference), or -1. */
