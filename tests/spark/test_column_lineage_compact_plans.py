@@ -103,7 +103,8 @@ def test_compact_shape(spark: Any, tables: set[str]) -> None:
     full, compact = _both(spark, plan)
     nodes = json.loads(compact)
     project = nodes[0]
-    assert project["class"] == "Project" and project["num-children"] == 1
+    assert project["class"] == "Project"
+    assert project["num-children"] == 1
     struct_attr, cast_alias, odd_alias = project["projectList"]
     assert struct_attr == [
         {
@@ -113,7 +114,9 @@ def test_compact_shape(spark: Any, tables: set[str]) -> None:
             "exprId": struct_attr[0]["exprId"],
         }
     ]
-    assert cast_alias[1]["dataType"] == "long" and cast_alias[2]["dataType"] == "integer"
+    assert cast_alias[1]["dataType"] == "long"
+    assert cast_alias[2]["dataType"] == "integer"
     assert odd_alias[0]["name"] == odd
-    assert "metadata" not in compact and "qualifier" not in compact
+    assert "metadata" not in compact
+    assert "qualifier" not in compact
     assert len(compact) * 2 < len(full)

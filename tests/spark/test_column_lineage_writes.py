@@ -195,9 +195,7 @@ def test_limits(spark: Any, orders: Path, tmp_path: Path, caplog: pytest.LogCapt
     assert off._columns is None  # the reader of plan JSON was never made
 
 
-def test_plan_size_guard(
-    spark: Any, orders: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_plan_size_guard(spark: Any, orders: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A plan reading more leaf columns than column_lineage_max_plan_leaf_columns is not serialized."""
     caplog.set_level(logging.INFO, logger="lineage_operators")
     out = tmp_path / "out"
@@ -221,7 +219,8 @@ def test_without_the_compact_writer_to_json_is_used_within_its_guard(
     from lineage_operators.spark import plan_json
 
     caplog.set_level(logging.INFO, logger="lineage_operators")
-    frame = spark.read.parquet(str(orders)).where("status = 'paid'").selectExpr("order_id", "amount * 2 AS a2")
+    frame = spark.read.parquet(str(orders)).where("status = 'paid'")
+    frame = frame.selectExpr("order_id", "amount * 2 AS a2")
 
     def facet(name: str) -> Any:
         out = tmp_path / name
@@ -232,10 +231,14 @@ def test_without_the_compact_writer_to_json_is_used_within_its_guard(
     to_json_calls: list[Any] = []
     original = plan_json.PlanJsonReader._to_json
     monkeypatch.setattr(plan_json, "compact_writer", lambda tools: None)
-    monkeypatch.setattr(
-        plan_json.PlanJsonReader, "_to_json", lambda self, root: to_json_calls.append(root) or original(self, root)
-    )
-    assert compact is not None and facet("to_json") == compact
+
+    def to_json(self: Any, root: Any) -> Any:
+        to_json_calls.append(root)
+        return original(self, root)
+
+    monkeypatch.setattr(plan_json.PlanJsonReader, "_to_json", to_json)
+    assert compact is not None
+    assert facet("to_json") == compact
     assert len(to_json_calls) == 1
     monkeypatch.setattr(plan_json, "TO_JSON_MAX_LEAF_COLUMNS", 3)
     assert facet("guarded") is None
