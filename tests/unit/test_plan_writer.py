@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,9 +17,29 @@ def test_java_source_is_a_package_resource() -> None:
     package, _, name = plan_writer.CLASS_NAME.rpartition(".")
     assert f"package {package};" in source
     assert f"public class {name} " in source
-    # the fields it writes are the ones the engine reads
-    for field in ("projectList", "exprId", "joinType", "generatorOutput", "cteId", "replacement"):
-        assert f'"{field}"' in source
+
+
+# How the engine reads a node's constructor fields (column_lineage/*.py).
+_FIELD_READS = re.compile(
+    r'(?:fields\.get\(|_attrs_field\(node, |expr_field\(\w+, |expr_list_field\(\w+, |_named\(node, '
+    r'|head\[|join_type\.get\()"(\w+)"|"(\w+)" in node\.fields'
+)
+
+
+def test_writer_keeps_exactly_the_fields_the_engine_reads() -> None:
+    """A field the engine starts reading must be added to the writer (and none kept for nothing)."""
+    engine = Path(plan_writer.__file__).resolve().parent.parent / "column_lineage"
+    read = {
+        first or second
+        for module in engine.glob("*.py")
+        for first, second in _FIELD_READS.findall(module.read_text(encoding="utf-8"))
+    }
+    block = re.search(r"FIELDS = .*?\{(.*?)\}", plan_writer.java_source(), re.S)
+    assert block is not None
+    written = set(re.findall(r'"(\w+)"', block.group(1)))
+    assert len(read) > 20
+    # dataType is written on casts and their attributes only (cast_code), outside the list
+    assert read - {"dataType"} == written
 
 
 class _NoJanino:
