@@ -21,7 +21,7 @@ def test_java_source_is_a_package_resource() -> None:
 
 # How the engine reads a node's constructor fields (column_lineage/*.py).
 _FIELD_READS = re.compile(
-    r'(?:fields\.get\(|_attrs_field\(node, |expr_field\(\w+, |expr_list_field\(\w+, |_named\(node, '
+    r"(?:fields\.get\(|_attrs_field\(node, |expr_field\(\w+, |expr_list_field\(\w+, |_named\(node, "
     r'|head\[|join_type\.get\()"(\w+)"|"(\w+)" in node\.fields'
 )
 
