@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -83,6 +84,55 @@ class CaptureClock:
         self.seconds, self.server_calls, self.executions = 0.0, 0, 0
 
 
+_LOOKUPS = ("schema", "input_files", "table", "describe", "current_database", "database_location")
+
+
+@dataclass
+class LookupClock:
+    """Server round trips of the capture's lookups by kind: count and seconds (any thread).
+
+    Cache hits are not counted. ``table_schema`` is an ``AnalyzePlan`` schema too (of a table).
+    """
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    _lock: Any = field(default_factory=threading.Lock)
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        from lineage_operators.spark.connect.server import ServerLookups
+
+        originals = {name: getattr(ServerLookups, name) for name in _LOOKUPS}
+        for name, original in originals.items():
+            setattr(ServerLookups, name, self._timed(name, original))
+        try:
+            yield
+        finally:
+            for name, original in originals.items():
+                setattr(ServerLookups, name, original)
+
+    def _timed(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        clock = self
+
+        def timed(lookups: Any, *args: Any, **kwargs: Any) -> Any:
+            before, started = lookups.calls, time.perf_counter()
+            try:
+                return method(lookups, *args, **kwargs)
+            finally:
+                if lookups.calls > before:  # a round trip, not a cache hit
+                    with clock._lock:
+                        clock.seconds[name] = clock.seconds.get(name, 0.0) + time.perf_counter() - started
+                        clock.counts[name] = clock.counts.get(name, 0) + lookups.calls - before
+
+        return timed
+
+    def take(self) -> dict[str, tuple[int, float]]:
+        with self._lock:
+            taken = {k: (self.counts[k], round(self.seconds[k], 3)) for k in self.counts}
+            self.counts, self.seconds = {}, {}
+        return taken
+
+
 @dataclass
 class Outcome:
     seconds: float
@@ -90,6 +140,7 @@ class Outcome:
     server_calls: int
     executions: int
     outputs: int
+    lookups: dict[str, tuple[int, float]] = field(default_factory=dict)
 
 
 def _operator(url: str, capture: bool, job_kwargs: dict[str, Any]) -> Any:
@@ -106,9 +157,10 @@ def run(settings: Settings) -> list[Figure]:
     size = task_workload.TINY if settings.tiny else FULL
     scratch = settings.scratch(NAME)
     clock = CaptureClock()
+    lookups = LookupClock()
     server = ConnectServer().start()
     try:
-        with clock.installed():
+        with clock.installed(), lookups.installed():
 
             def one(side: str, number: int) -> Outcome:
                 run_dir = scratch / f"{number}-{side}"
@@ -116,6 +168,7 @@ def run(settings: Settings) -> list[Figure]:
                 task = build_task(DAG_ID, lambda: _operator(server.url, side == ON, kwargs))
                 context = minimal_context(task)
                 clock.reset()
+                lookups.take()
                 started = time.perf_counter()
                 try:
                     task.execute(context)  # type: ignore[arg-type]
@@ -124,7 +177,9 @@ def run(settings: Settings) -> list[Figure]:
                     shutil.rmtree(run_dir, ignore_errors=True)
                 seconds = time.perf_counter() - started
                 outputs = len(lineage.outputs or []) if lineage is not None else 0
-                return Outcome(seconds, clock.seconds, clock.server_calls, clock.executions, outputs)
+                return Outcome(
+                    seconds, clock.seconds, clock.server_calls, clock.executions, outputs, lookups.take()
+                )
 
             runs = alternate(
                 NAME,
@@ -153,6 +208,8 @@ def figures(runs: dict[str, list[Outcome]], size: task_workload.TaskWorkloadSize
         "server_round_trips_per_task": last.server_calls,
         "executions_per_task": last.executions,
         "outputs_per_task": last.outputs,
+        "lookups_per_task": {"by_kind (count, seconds)": last.lookups},
+        "lookup_seconds_per_task": [round(sum(s for _, s in o.lookups.values()), 3) for o in runs[ON]],
     }
     overhead = Figure(f"{NAME}_ratio", ratio(median(on), median(off)), Target("<=", 1.05), details)
     share = Figure(
@@ -166,4 +223,5 @@ def figures(runs: dict[str, list[Outcome]], size: task_workload.TaskWorkloadSize
         },
     )
     progress(f"{NAME}: {last.server_calls} server round trips for {last.executions} executions")
+    progress(f"{NAME}: lookups of the last capture-on run (count, seconds): {last.lookups}")
     return [overhead, share]

@@ -36,6 +36,9 @@ class EventInspection:
     column_lineage_input_fields: int = 0
     #: ``namespace/name`` of the first datasets, to see at a glance what was reported.
     dataset_names: list[str] = field(default_factory=list)
+    #: Serialized bytes of each dataset facet kind, summed over the datasets (``subset``,
+    #: ``columnLineage``...): what each contributes to ``bytes``.
+    facet_bytes: dict[str, int] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -79,7 +82,19 @@ def inspect_event(text: str, file_names: set[str]) -> EventInspection:
         column_lineage_fields=len(column_fields),
         column_lineage_input_fields=sum(len(f.get("inputFields", [])) for f in column_fields),
         dataset_names=[f"{d.get('namespace')}/{d.get('name')}" for d in datasets[:MAX_NAMES]],
+        facet_bytes=facet_bytes(datasets),
     )
+
+
+def facet_bytes(datasets: list[dict[str, Any]]) -> dict[str, int]:
+    """Bytes of each dataset facet as ``Serde.to_json`` writes it (with its key), summed by facet name."""
+    sizes: dict[str, int] = {}
+    for dataset in datasets:
+        for group in ("facets", "inputFacets", "outputFacets"):
+            for name, body in (dataset.get(group) or {}).items():
+                size = len(json.dumps({name: body}, sort_keys=True).encode()) - 2  # without the braces
+                sizes[name] = sizes.get(name, 0) + size
+    return dict(sorted(sizes.items(), key=lambda item: -item[1]))
 
 
 def _strings(value: Any) -> Iterator[str]:

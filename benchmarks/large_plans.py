@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from benchmarks import large_job
@@ -104,10 +105,7 @@ def run_scale(
 ) -> ScaleResult:
     scratch = settings.scratch(f"{NAME}-{scale}x")
     progress(f"{NAME}: generating {shape.describe()} (scale {scale})")
-    setup_conf = spark_conf(f"{DAG_ID}.setup", str(scratch / "setup-warehouse"))
-    data = run_in_own_session(
-        lambda spark: large_job.generate(spark, scratch / "data", shape), {}, SPARK_MASTER, setup_conf
-    )
+    data = generate_data(scratch, shape)
     file_names = data.file_names()
     result = ScaleResult(scale, shape)
 
@@ -115,13 +113,7 @@ def run_scale(
         run_dir = scratch / f"{number}-{side}"
         probe.reset()
         try:
-            side_run = run_side(
-                side,
-                DAG_ID,
-                large_job.large_plan_job,
-                {"data_root": str(data.root), "shape": shape, "output": str(run_dir / "out")},
-                warehouse_dir=str(run_dir / "warehouse"),
-            )
+            side_run = run_job(side, data, run_dir)
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
         if side == PLAIN:
@@ -136,6 +128,25 @@ def run_scale(
     )
     shutil.rmtree(scratch, ignore_errors=True)
     return result
+
+
+def generate_data(scratch: Path, shape: large_job.LargePlanShape) -> large_job.LargePlanData:
+    """The job's input data under ``scratch/data``, written by a Spark session of its own."""
+    setup_conf = spark_conf(f"{DAG_ID}.setup", str(scratch / "setup-warehouse"))
+    return run_in_own_session(
+        lambda spark: large_job.generate(spark, scratch / "data", shape), {}, SPARK_MASTER, setup_conf
+    )
+
+
+def run_job(side: str, data: large_job.LargePlanData, run_dir: Path) -> SideRun:
+    """One run of the large-plan job by ``side``, writing and keeping its warehouse under ``run_dir``."""
+    return run_side(
+        side,
+        DAG_ID,
+        large_job.large_plan_job,
+        {"data_root": str(data.root), "shape": data.shape, "output": str(run_dir / "out")},
+        warehouse_dir=str(run_dir / "warehouse"),
+    )
 
 
 def figures(results: list[ScaleResult], capture_landed: bool) -> list[Figure]:

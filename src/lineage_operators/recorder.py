@@ -73,9 +73,10 @@ class LineageRecorder:
         """
         capture = None
         try:
+            from lineage_operators.operators.pyspark import capture_timeout
             from lineage_operators.spark.captures import new_capture
 
-            capture = new_capture(spark)
+            capture = new_capture(spark, timeout=capture_timeout())
             capture.start()
         except Exception as error:
             log.warning("Task %s: lineage capture did not start: %s", self.task_label, _describe(error))

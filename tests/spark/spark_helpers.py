@@ -15,6 +15,11 @@ def captured(spark: Any, body: Callable[[], Any]) -> CaptureResult:
     return run_captured(spark, body)[1]
 
 
+#: capture_timeout for Spark Connect tests: they check what is captured, not how fast, and a loaded
+#: machine's server can take more than the default 5 s to answer the lookups left at stop().
+PATIENT = 60.0
+
+
 def run_captured(spark: Any, body: Callable[[], Any], **options: Any) -> tuple[LineageCapture, CaptureResult]:
     """The capture that fits ``spark`` (classic or Spark Connect), around ``body``."""
     capture = new_capture(spark, **options)

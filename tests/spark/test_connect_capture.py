@@ -4,11 +4,12 @@ failures that lose one action's lineage only, nesting and cleanup."""
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_helpers import local, names, run_captured
+from spark_helpers import PATIENT, local, names, run_captured
 
 from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
 from lineage_operators.spark.connect.interceptor import PlanListener, attach, detach
@@ -30,7 +31,7 @@ class Recorder(PlanListener):
 
 
 def captured(spark: Any, body: Any, **options: Any) -> Any:
-    _, result = run_captured(spark, body, **options)
+    _, result = run_captured(spark, body, **{"timeout": PATIENT, **options})
     assert isinstance(_, SparkConnectLineageCapture)
     return result
 
@@ -70,7 +71,8 @@ def test_pyspark_internals_the_interceptor_uses(connect_spark: Any, source: Path
 def test_nested_captures_share_the_interceptor(connect_spark: Any, source: Path, tmp_path: Path) -> None:
     client = connect_spark.client
     original = client._stub
-    outer, inner = SparkConnectLineageCapture(connect_spark), SparkConnectLineageCapture(connect_spark)
+    outer = SparkConnectLineageCapture(connect_spark, timeout=PATIENT)
+    inner = SparkConnectLineageCapture(connect_spark, timeout=PATIENT)
     outer.start()
     inner.start()
     connect_spark.read.parquet(str(source)).count()
@@ -113,20 +115,62 @@ def test_a_failing_lookup_loses_that_action_only(
     assert out.exists()  # the task's own work is untouched
 
 
-def test_out_of_budget_stops_resolving_with_one_warning(
-    connect_spark: Any, source: Path, tmp_path: Path, caplog: Any
+def test_stop_waits_at_most_capture_timeout_with_one_warning(
+    connect_spark: Any, source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:
+    """A server that does not answer a lookup costs the task ``capture_timeout``, not the hang."""
+    released = threading.Event()
+    real = ServerLookups.schema
+
+    def hanging(self: ServerLookups, relation: Any, key: Any = None) -> str:
+        released.wait(60)
+        return real(self, relation, key)
+
+    monkeypatch.setattr(ServerLookups, "schema", hanging)
+
     def body() -> None:
         connect_spark.read.parquet(str(source)).count()
         connect_spark.range(1).write.parquet(str(tmp_path / "a"))
-        connect_spark.range(1).write.parquet(str(tmp_path / "b"))
 
-    with caplog.at_level(logging.WARNING):
-        result = captured(connect_spark, body, budget=0.0)
-    assert names(result.inputs) == {local(source)}
-    assert result.outputs == []
+    try:
+        with caplog.at_level(logging.WARNING):
+            capture, result = run_captured(connect_spark, body, timeout=0.5, background=False)
+        assert not released.is_set()  # stop() returned while the lookup still hung
+    finally:
+        released.set()
+    assert isinstance(capture, SparkConnectLineageCapture)
+    assert (result.inputs, result.outputs) == ([], [])
     assert not result.complete
-    assert len([r for r in caplog.records if r.levelname == "WARNING"]) == 1
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1
+    assert "capture_timeout (0.5s)" in warnings[0]
+    assert (tmp_path / "a").exists()
+
+
+def test_a_drop_is_held_at_most_capture_timeout(
+    connect_spark: Any, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    """The catalog read before a DROP hangs: the DROP still runs once the timeout is spent."""
+    released = threading.Event()
+
+    def hanging(self: ServerLookups, name: str) -> Any:
+        released.wait(60)
+        raise TimeoutError("no answer")
+
+    monkeypatch.setattr(ServerLookups, "describe", hanging)
+    connect_spark.sql("CREATE TABLE default.held_drop USING parquet AS SELECT 1 AS id")
+
+    def drop() -> None:
+        connect_spark.sql("DROP TABLE default.held_drop")
+
+    try:
+        with caplog.at_level(logging.WARNING):
+            run_captured(connect_spark, drop, timeout=0.5)
+        assert not released.is_set()
+    finally:
+        released.set()
+    assert not connect_spark.catalog.tableExists("default.held_drop")
+    assert sum("capture_timeout" in r.getMessage() for r in caplog.records) == 1
 
 
 def test_temp_and_persistent_views_resolve_to_what_they_read(connect_spark: Any, source: Path) -> None:
@@ -159,9 +203,11 @@ def test_secrets_in_options_never_reach_the_result(connect_spark: Any, caplog: A
 
 
 def test_the_mixins_recorder_captures_a_connect_session(
-    connect_spark: Any, source: Path, tmp_path: Path
+    connect_spark: Any, source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lineage_operators.recorder import LineageRecorder
+
+    monkeypatch.setenv("AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT", str(PATIENT))  # the setting applies
 
     recorder = LineageRecorder("dag.task")
     out = tmp_path / "recorded"

@@ -18,8 +18,12 @@ Facets that differ, and why (asserted by ``test_facet_differences_are_the_docume
   ``HadoopFsRelation``); over Connect the format comes from the catalog's provider, which is the
   same for the session catalog's data source tables -- identical here.
 * ``columnLineage``: a classic session walks the written query's analyzed plan in the driver's JVM;
-  over Connect that plan lives on the server, and column lineage from the client's plans is not
-  built yet, so Connect outputs have none.
+  over Connect that plan lives on the server. SQL statements (CTAS, INSERT ... SELECT) get
+  openlineage-sql's column lineage instead (``test_sql_column_lineage_matches_the_classic_facet``):
+  the same output columns and input fields, but every transformation is ``DIRECT`` without a
+  subtype (classic: IDENTITY / TRANSFORMATION / AGGREGATION) and there are no dataset-wide
+  ``INDIRECT`` dependencies (classic: FILTER, JOIN, GROUP_BY, SORT in the facet's ``dataset``).
+  DataFrame writes (``df.write``, ``saveAsTable``) have no ``columnLineage`` over Connect.
 * job facet ``sql``: classic takes the text from the parser's origin of each execution's plan
   (and has none for ``CREATE TABLE`` without a query); Connect has the text of every statement
   sent. Not a dataset facet; not compared.
@@ -34,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_helpers import run_captured
+from spark_helpers import PATIENT, run_captured
 
 from lineage_operators.model import LineageDataset
 
@@ -194,7 +198,8 @@ def _run(label: str, sides: dict[str, Any], scenario: Scenario) -> Any:
         else:
             scenario.body(session, root)
 
-    return run_captured(session, body)[1]  # the classic or the Connect capture, as the session fits
+    # the classic or the Connect capture, as the session fits
+    return run_captured(session, body, timeout=PATIENT)[1]
 
 
 def _placeholders(text: str, root: Path, warehouse: str) -> str:
@@ -254,25 +259,7 @@ def _both(sides: dict[str, Any], scenario: Scenario) -> tuple[Any, Any]:
     return _RESULTS[scenario.name]
 
 
-#: Known gap (open in issue 12): over Connect, a table created and dropped in the same task can be
-#: resolved only after the DROP (its CTAS then has no table to describe), and the DROP may take a
-#: location remembered from another deployment in the same process (the table memory is process-wide).
-KNOWN_GAPS = {"create_then_drop"}
-
-
-@pytest.mark.parametrize(
-    "scenario",
-    [
-        pytest.param(
-            s,
-            id=s.name,
-            marks=[pytest.mark.xfail(reason="known Connect gap, see KNOWN_GAPS", strict=False)]
-            if s.name in KNOWN_GAPS
-            else [],
-        )
-        for s in SCENARIOS
-    ],
-)
+@pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name) for s in SCENARIOS])
 def test_same_datasets_schema_and_lifecycle(sides: dict[str, Any], scenario: Scenario) -> None:
     classic, connect = _both(sides, scenario)
     expected, actual = _view(classic, sides["classic"]), _view(connect, sides["connect"])
@@ -284,12 +271,65 @@ def test_same_datasets_schema_and_lifecycle(sides: dict[str, Any], scenario: Sce
     )
 
 
+#: Scenarios whose outputs are written by SQL text: columnLineage from openlineage-sql over Connect.
+SQL_COLUMN_LINEAGE = ("ctas", "insert_into_and_overwrite")
+
+
 def test_facet_differences_are_the_documented_ones(sides: dict[str, Any]) -> None:
     """Only the facets listed in the module docstring may differ."""
-    allowed = {"outputStatistics", "inputStatistics", "columnLineage"}
-    for scenario in (s for s in SCENARIOS if s.name not in KNOWN_GAPS):
+    for scenario in SCENARIOS:
+        allowed = {"outputStatistics", "inputStatistics"}
+        if scenario.name not in SQL_COLUMN_LINEAGE:
+            allowed.add("columnLineage")
         classic, connect = _both(sides, scenario)
         left, right = _facet_keys(classic, sides["classic"]), _facet_keys(connect, sides["connect"])
         assert left.keys() == right.keys(), scenario.name
         for key in left:
             assert left[key] ^ right[key] <= allowed, (scenario.name, key, left[key] ^ right[key])
+
+
+def _column_lineage(result: Any, side: tuple[Any, Path, str]) -> dict[str, Any]:
+    """output name -> {field: {(namespace, name, field): {(type, subtype)}}, dataset: ...}."""
+    _, root, warehouse = side
+
+    def inputs(fields: Any) -> dict[tuple[str, str, str], set[tuple[str, str | None]]]:
+        return {
+            (i.namespace, _placeholders(i.name, root, warehouse), i.field): {
+                (t.type, t.subtype) for t in i.transformations or []
+            }
+            for i in fields or []
+        }
+
+    found = {}
+    for dataset in result.outputs:
+        facet = dataset.facets.get("columnLineage")
+        if facet is not None:
+            found[_placeholders(dataset.name, root, warehouse)] = {
+                "fields": {column: inputs(f.inputFields) for column, f in facet.fields.items()},
+                "dataset": inputs(facet.dataset),
+            }
+    return found
+
+
+@pytest.mark.parametrize("name", SQL_COLUMN_LINEAGE)
+def test_sql_column_lineage_matches_the_classic_facet(sides: dict[str, Any], name: str) -> None:
+    """Same output columns and input fields as a classic session; the listed differences only."""
+    classic, connect = _both(sides, next(s for s in SCENARIOS if s.name == name))
+    expected = _column_lineage(classic, sides["classic"])
+    actual = _column_lineage(connect, sides["connect"])
+    assert expected, "the classic session must give column lineage for the scenario"
+    assert actual.keys() == expected.keys()
+    for output, facet in actual.items():
+        want = expected[output]
+        assert {c: set(f) for c, f in facet["fields"].items()} == {
+            c: set(f) for c, f in want["fields"].items()
+        }
+        for column, fields in facet["fields"].items():
+            for field, transformations in fields.items():
+                assert transformations == {("DIRECT", None)}  # openlineage-sql gives no subtype
+                assert {t for t, _ in want["fields"][column][field]} == {"DIRECT"}
+                assert all(subtype for _, subtype in want["fields"][column][field])
+        assert facet["dataset"] == {}  # no dataset-wide (INDIRECT) dependencies from openlineage-sql
+    if name == "insert_into_and_overwrite":  # INSERT OVERWRITE ... WHERE id < 4: classic has the filter
+        (want,) = expected.values()
+        assert {t for ts in want["dataset"].values() for t in ts} == {("INDIRECT", "FILTER")}

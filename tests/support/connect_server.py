@@ -24,16 +24,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.support.ports import free_port as _free_port
 
 HOST = "127.0.0.1"
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 START_TIMEOUT = 180.0
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
 
 
 def _pyspark_home() -> Path:

@@ -41,7 +41,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -50,6 +49,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from tests.support.ports import free_port as _free_port
 
 HOST = "127.0.0.1"
 DATABASE = "lineage"
@@ -106,12 +106,6 @@ def find_jdbc_jar() -> Path | None:
         if candidate and os.path.isfile(candidate):
             return Path(candidate).resolve()
     return None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
 
 
 def _pid_alive(pid: int) -> bool:

@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_DAGS = ROOT / "example_dags"
 GOLDEN = Path(__file__).parent / "golden"
 _module_ids = itertools.count()
+#: What a user names in ``[openlineage] extractors`` for unmodified tasks.
+EXTRACTOR = "lineage_operators.extractor.SparkCaptureExtractor"
 # A fixed logical date keeps templated paths ({{ ds_nodash }}) and nominal times stable.
 LOGICAL_DATE = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -88,3 +90,12 @@ def dataset_ids(datasets: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 def all_text(result: DagRunResult) -> str:
     return json.dumps(dict(result))
+
+
+def rebuild_extractors() -> None:
+    """The provider's listener is a process-wide singleton: rebuild its extractor table from the
+    current ``[openlineage] extractors``, as a new task process would."""
+    from airflow.providers.openlineage.extractors.manager import ExtractorManager
+    from airflow.providers.openlineage.plugins.listener import get_openlineage_listener
+
+    get_openlineage_listener().extractor_manager = ExtractorManager()

@@ -23,6 +23,8 @@ def connect_env(connect_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterato
     monkeypatch.setenv("LINEAGE_CONNECT_URL", connect_server.url)
     connection = {"conn_type": "spark_connect", "host": f"sc://{host}", "port": int(port), "login": "alice"}
     monkeypatch.setenv("AIRFLOW_CONN_LINEAGE_CONNECT", json.dumps(connection))
+    # the operator's capture_timeout bounds the Connect capture's wait: generous on a loaded machine
+    monkeypatch.setenv("AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT", "60")
     was_set = "SPARK_CONNECT_MODE_ENABLED" in os.environ
     yield str(connect_server.warehouse)
     if not was_set:  # pyspark's builder switched the whole process to Connect mode: switch it back

@@ -69,6 +69,12 @@ def test_jdbc_from_real_postgres_names_tables_and_leaks_no_credentials(
     assert_matches_golden(result, "jdbc_to_parquet", base_dir, postgres_port=str(jdbc_env.port))
     assert jdbc_env.query("SELECT count(*) FROM public.customer_country_summary") == [("2",)]
 
+    summary = final_event(result, "example_jdbc_to_parquet", "load_country_summary")
+    (written,) = summary["outputs"]
+    assert (
+        written["outputFacets"]["outputStatistics"]["rowCount"] == 2
+    )  # the rows the JDBC write's tasks wrote
+
     export = final_event(result, "example_jdbc_to_parquet", "export_customers")
     assert dataset_ids(export["inputs"]) == [
         (f"postgres://127.0.0.1:{jdbc_env.port}", "lineage.public.customers")

@@ -7,12 +7,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.system.conftest import LOGICAL_DATE, dataset_ids, final_event, load_dag_file
+from tests.system.conftest import (
+    EXTRACTOR,
+    LOGICAL_DATE,
+    dataset_ids,
+    final_event,
+    load_dag_file,
+    rebuild_extractors,
+)
 
 from lineage_operators.testing import validate_events
 
 DAGS = Path(__file__).parent / "dags"
-EXTRACTOR = "lineage_operators.extractor.SparkCaptureExtractor"
 
 
 @pytest.fixture
@@ -21,20 +27,13 @@ def configured(monkeypatch):
     singleton, rebuilds its extractor table from it as a new task process would."""
     monkeypatch.setenv("AIRFLOW__OPENLINEAGE__EXTRACTORS", EXTRACTOR)
     yield
-    _rebuild_extractors()
+    rebuild_extractors()
 
 
 @pytest.fixture(autouse=True)
 def _fresh_extractors(request):
     yield
-    _rebuild_extractors()
-
-
-def _rebuild_extractors() -> None:
-    from airflow.providers.openlineage.extractors.manager import ExtractorManager
-    from airflow.providers.openlineage.plugins.listener import get_openlineage_listener
-
-    get_openlineage_listener().extractor_manager = ExtractorManager()
+    rebuild_extractors()
 
 
 def _comparable(dataset: dict[str, Any]) -> dict[str, Any]:
@@ -42,7 +41,7 @@ def _comparable(dataset: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_unmodified(run_dag) -> Any:
-    _rebuild_extractors()
+    rebuild_extractors()
     result = run_dag(load_dag_file(DAGS / "unmodified_tasks.py"), logical_date=LOGICAL_DATE)
     validate_events(result)
     assert result.state == "success", result.task_states

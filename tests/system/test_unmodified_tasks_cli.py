@@ -3,20 +3,21 @@ process, only configuration added, the real provider forking its extractor child
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.system.conftest import dataset_ids, final_event
+from tests.system.conftest import EXTRACTOR, dataset_ids, final_event
 
 from lineage_operators.testing import load_events, validate_events
 from lineage_operators.testing.runner import transport_env
 
 DAGS = Path(__file__).parent / "dags"
-EXTRACTOR = "lineage_operators.extractor.SparkCaptureExtractor"
 
 
 def _airflow(python: Path, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -116,3 +117,15 @@ def test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider(
     assert_same_lineage_as_the_operator(events, "unmodified_pyspark", ["provider_pyspark"], base_dir)
     event = final_event(events, "unmodified_pyspark", "provider_pyspark")
     assert "unknownSourceAttribute" not in event["run"]["facets"]
+    if not harness:  # the harness's dag.test() runs in a temporary home, removed with its DB
+        written = {f"file://{base_dir}/{name}" for name in ("raw/orders", "marts/customer_totals")}
+        assert {(uri, "provider_pyspark") for uri in written} <= asset_events(tmp_path / "home")
+
+
+def asset_events(home: Path) -> set[tuple[str, str]]:
+    """(asset URI, source task) of every asset event in the metadata DB ``airflow dags test`` used."""
+    with contextlib.closing(sqlite3.connect(home / "airflow.db")) as db:
+        rows = db.execute(
+            "SELECT a.uri, e.source_task_id FROM asset_event e JOIN asset a ON a.id = e.asset_id"
+        )
+        return set(rows.fetchall())

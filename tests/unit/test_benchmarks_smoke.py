@@ -134,3 +134,22 @@ def test_event_inspection_counts_column_lineage():
     event = {"outputs": [{"namespace": "file", "name": "/o", "facets": {"columnLineage": lineage}}]}
     inspection = inspect_event(json.dumps(event), set())
     assert (inspection.column_lineage_fields, inspection.column_lineage_input_fields) == (2, 3)
+
+
+def test_event_inspection_measures_each_facet():
+    subset = {"inputCondition": {"type": "location", "locations": ["/e/dt=1", "/e/dt=2"]}}
+    event = {
+        "inputs": [
+            {
+                "namespace": "file",
+                "name": "/e",
+                "facets": {"schema": {"fields": []}},
+                "inputFacets": {"subset": subset},
+            }
+        ],
+        "outputs": [{"namespace": "file", "name": "/o", "facets": {"schema": {"fields": []}}}],
+    }
+    text = json.dumps(event, sort_keys=True)
+    sizes = inspect_event(text, set()).facet_bytes
+    assert sizes["subset"] == len('"subset": ' + json.dumps(subset, sort_keys=True))
+    assert sizes["schema"] == 2 * len('"schema": {"fields": []}')

@@ -11,8 +11,8 @@ pytest.importorskip("pyspark.sql.connect.proto", reason="the `connect` extra is 
 from pyspark.sql.connect.proto import base_pb2
 
 from lineage_operators.spark.connect.capture import write_statistics
+from lineage_operators.spark.connect.paths import source_roots
 from lineage_operators.spark.connect.plans import SourceRead, TableRead, read_plan
-from lineage_operators.spark.connect.resolver import source_roots
 from lineage_operators.spark.connect.server import table_info_from_rows
 from lineage_operators.spark.connect.sql import parse_statement, statement_kind
 

@@ -24,7 +24,7 @@ from lineage_operators.column_lineage.settings import FIELDS
 
 
 def _transformation(t: Transformation) -> cl.Transformation:
-    return cl.Transformation(type=t.type, subtype=t.subtype, description="", masking=t.masking)
+    return cl.Transformation(type=t.type, subtype=t.subtype or None, description="", masking=t.masking)
 
 
 def _input_fields(deps: Mapping[Any, frozenset[Transformation]]) -> list[cl.InputField]:

@@ -1,8 +1,10 @@
 """Listener hooks, in the task's process: arm capture before ``execute``, finish it after.
 
 The finishing hooks run ``tryfirst`` so that capture is complete before the OpenLineage
-provider's own hooks fork the child that calls extractors. For tasks that are not configured the
-hooks cost one set look-up.
+provider's own hooks fork the child that calls extractors. A task with an ``AssetAlias`` outlet
+has capture finished earlier, in its ``post_execute`` (:mod:`lineage_operators.plugin.outlets`),
+while its asset events can still be added. For tasks that are not configured the hooks cost one
+set look-up.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 import pluggy
 
 from lineage_operators._logging import get_logger
-from lineage_operators.plugin import settings, store
+from lineage_operators.plugin import outlets, settings, store
 
 log = get_logger(__name__)
 
@@ -31,6 +33,7 @@ class TaskCaptureListener:
             from lineage_operators.spark import auto_capture
 
             auto_capture.arm(_label(task_instance))
+            _emit_assets_after_execute(task_instance)
         except Exception as error:
             log.warning("Task %s: Spark lineage capture not armed: %s", _label(task_instance), error)
 
@@ -42,15 +45,38 @@ class TaskCaptureListener:
     def on_task_instance_failed(self, previous_state: Any, task_instance: Any, error: Any = None) -> None:
         _finish(task_instance)
 
+    @hookimpl(tryfirst=True)
+    def on_task_instance_skipped(self, previous_state: Any, task_instance: Any) -> None:
+        """A task that skips itself (``AirflowSkipException``) also leaves capture armed otherwise."""
+        _finish(task_instance)
+
+
+def _emit_assets_after_execute(task_instance: Any) -> None:
+    from lineage_operators.assets import asset_aliases
+
+    task = getattr(task_instance, "task", None)
+    aliases = asset_aliases(getattr(task, "outlets", None))
+    if aliases:
+        outlets.install(task, aliases, lambda: _finish_capture(task_instance), _label(task_instance))
+
+
+def _finish_capture(task_instance: Any) -> Any:
+    """Stop capture and keep its result for the extractor; ``None`` when nothing was captured."""
+    from lineage_operators.spark import auto_capture
+
+    result = auto_capture.finish()
+    store.put(task_instance, result)
+    return result
+
 
 def _finish(task_instance: Any) -> None:
     from lineage_operators.spark import auto_capture
 
-    if not auto_capture.is_armed():
+    had_outlets_hook = outlets.restore(getattr(task_instance, "task", None))
+    if not auto_capture.is_armed() and not had_outlets_hook:
         return
     try:
-        result = auto_capture.finish()
-        store.put(task_instance, result)
+        result = _finish_capture(task_instance) if auto_capture.is_armed() else store.get(task_instance)
         if result is not None:
             from lineage_operators.hook_lineage import report_to_hook_lineage
 

@@ -266,32 +266,17 @@ class SparkLineageCapture:
 
     def _fresh_query_ids(self) -> set[str]:
         """Query ids of the executions the SQL status store saw start after ``start()``."""
-        from lineage_operators.spark.jvm import RSEP, split_records
+        from lineage_operators.spark.job_statistics import read_executions
 
-        def build(t: Any) -> Any:
-            ui = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
-            return t.function(t.record([t.step(ui, "executionId"), t.step(ui, "queryId")]))
-
-        fn = self._tools.cached("capture.execution_ids", build)
-        store = self._spark._jsparkSession.sharedState().statusStore()
-        text = self._tools.read(self._tools.joined(store.executionsList().map(fn), RSEP))
         since = self._exec_watermark if self._exec_watermark is not None else -1
-        fresh = set()
-        for record in split_records(text):
-            try:
-                if record[0] is not None and record[1] is not None and int(record[0]) > since:
-                    fresh.add(record[1])
-            except (ValueError, IndexError):
-                continue
-        return fresh
+        executions = read_executions(self._tools, self._spark._jsparkSession, since)
+        return {e.query_id for e in executions if e.query_id is not None}
 
     @staticmethod
     def _last_execution_id(jss: Any) -> int:
-        store = jss.sharedState().statusStore()
-        count = int(store.executionsCount())
-        if count <= 0:
-            return -1
-        return int(store.executionsList(count - 1, 1).head().executionId())
+        from lineage_operators.spark.job_statistics import last_execution_id
+
+        return last_execution_id(jss.sharedState().statusStore())
 
     def _build(self, complete: bool) -> CaptureResult:
         from lineage_operators.spark.resolve import NamingContext
@@ -300,6 +285,7 @@ class SparkLineageCapture:
             facts = list(self._facts)
             failures = self._failures
         facts = self._attributed(facts)
+        self._add_job_statistics(facts)
         if self._rdd_jobs is not None:
             facts = facts + self._rdd_jobs.executions()
         return build_result(
@@ -309,6 +295,15 @@ class SparkLineageCapture:
             column_lineage=self._columns_settings,
             complete=complete and not failures and not self._incomplete,
         )
+
+    def _add_job_statistics(self, facts: list[Any]) -> None:
+        """Rows written by JDBC writes, from their jobs' task metrics (:mod:`.job_statistics`)."""
+        from lineage_operators.spark.job_statistics import add_job_statistics
+
+        if self._tools is None or _context_stopped(self._spark):
+            return  # the task stopped its session: Spark's status stores are gone
+        since = self._exec_watermark if self._exec_watermark is not None else -1
+        add_job_statistics(self._tools, self._spark._jsparkSession, facts, since)
 
     # -- session facts read once ----------------------------------------------------------------
 

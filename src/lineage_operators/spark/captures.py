@@ -22,15 +22,18 @@ def new_capture(
 ) -> LineageCapture:
     """A not yet started capture for ``spark``; both kinds share start/snapshot/stop and the result.
 
-    ``timeout`` bounds what a classic capture adds after the job (draining Spark's listener bus).
-    A Connect capture keeps its own, longer budget: its lookups are server round trips.
-    ``column_lineage`` (``ColumnLineageSettings``) applies to classic sessions: over Connect the
-    analyzed plan is on the server. Other ``options`` go to the capture's own constructor.
+    ``timeout`` (``capture_timeout``) bounds what capture adds to the task after the job: draining
+    Spark's listener bus (classic), waiting for the server lookups still pending (Connect).
+    ``column_lineage`` (``ColumnLineageSettings``): classic sessions walk the written query's
+    analyzed plan; over Connect, SQL statements get openlineage-sql's column lineage. Other
+    ``options`` go to the capture's own constructor.
     """
     if is_connect_session(spark):
         from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
 
-        return SparkConnectLineageCapture(spark, **options)
+        if timeout is not None:
+            options["timeout"] = timeout
+        return SparkConnectLineageCapture(spark, column_lineage=column_lineage, **options)
     from lineage_operators.spark.capture import SparkLineageCapture
 
     if timeout is not None:

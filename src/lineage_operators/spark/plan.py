@@ -37,7 +37,6 @@ Node coverage (class -> what is read):
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -557,34 +556,18 @@ def parse_metrics(text: str | None) -> dict[str, int]:
 # the reader
 # --------------------------------------------------------------------------------------------
 
-#: Catalog tables seen in this process: (catalog, database, table) -> (location, provider).
-#: DROP TABLE is reported after the table is gone, so its location comes from here when known.
-_KNOWN_TABLES: dict[tuple[str, str | None, str], tuple[str | None, str | None]] = {}
-_KNOWN_LOCK = threading.Lock()
-_KNOWN_TABLES_MAX = 10_000
-
-
-def remember_table(table: TableRef, location: str | None, provider: str | None) -> None:
-    if not location:
-        return
-    key = (table.catalog or _SESSION_CATALOG, table.database, table.table)
-    with _KNOWN_LOCK:
-        _KNOWN_TABLES.pop(key, None)
-        _KNOWN_TABLES[key] = (location, provider)
-        while len(_KNOWN_TABLES) > _KNOWN_TABLES_MAX:  # oldest first
-            _KNOWN_TABLES.pop(next(iter(_KNOWN_TABLES)))
-
-
-def known_table(table: TableRef) -> tuple[str | None, str | None] | None:
-    with _KNOWN_LOCK:
-        return _KNOWN_TABLES.get((table.catalog or _SESSION_CATALOG, table.database, table.table))
-
 
 class PlanReader:
     """Reads :class:`ExecutionFacts` from ``QueryExecution`` objects of one session."""
 
-    def __init__(self, tools: JvmTools, jsession: Any, redact_url: Any, columns: Any = None) -> None:
+    def __init__(
+        self, tools: JvmTools, jsession: Any, redact_url: Any, columns: Any = None, tables: Any = None
+    ) -> None:
+        from lineage_operators.spark.table_memory import TableMemory
+
         self._t = tools
+        #: the tables this capture saw (DROP reports the location remembered here)
+        self.tables: TableMemory = tables if tables is not None else TableMemory()
         self._columns = columns  # a plan_json.PlanJsonReader when column lineage is on
         self._jss = jsession
         self._redact_url = redact_url
@@ -651,7 +634,7 @@ class PlanReader:
             facts.column_lineage = self._columns.read(plan, facts.inputs)
         for rel in (*facts.inputs, *facts.outputs):
             if rel.table is not None and rel.lifecycle != "DROP":
-                remember_table(rel.table, rel.location, rel.provider)
+                self.tables.remember(rel.table, rel.location, rel.provider)
         return facts
 
     # -- inputs --------------------------------------------------------------------------------
@@ -988,7 +971,7 @@ class PlanReader:
         """DROP: the table is gone, so its location comes from memory or the catalog's default.
 
         openlineage-spark reads the table at the execution's START event; a query listener only
-        sees the end, so: the location remembered from an earlier plan of this process, else the
+        sees the end, so: the location remembered from an earlier plan of this capture, else the
         managed-table location ``SessionCatalog.defaultTablePath`` (right for managed tables).
         """
         if table.database is None and table.catalog is None:
@@ -996,7 +979,7 @@ class PlanReader:
                 table = TableRef(str(self._jss.catalog().currentDatabase()), table.table)
             except Exception as exc:
                 log.debug("lineage capture: no current database: %s", describe(exc))
-        known = known_table(table)
+        known = self.tables.known(table)
         location, provider = known if known else (self._default_location(table), None)
         if not location:
             return []
@@ -1078,7 +1061,5 @@ __all__ = [
     "PlanReader",
     "RelationFacts",
     "TableRef",
-    "known_table",
     "parse_metrics",
-    "remember_table",
 ]

@@ -12,7 +12,8 @@ it. Like openlineage-spark's ``RddExecutionContext`` we read such jobs from Spar
   walking the final RDD's dependencies to its sources (``HadoopRDD``/``NewHadoopRDD`` input
   directories, ``FileScanRDD`` files' directories), the output directory from the Hadoop write
   configuration held by the result function (``saveAsTextFile``, ``saveAsHadoopFile``,
-  ``saveAsPickleFile``, ``saveAsNewAPIHadoopFile``...), statistics from Spark's status store.
+  ``saveAsPickleFile``, ``saveAsNewAPIHadoopFile``...), statistics from Spark's status store
+  (:func:`.job_statistics.job_totals`).
 
 As in openlineage-spark, the ``ActiveJob`` is looked up when the listener sees the job start; a
 job that is over by then (a few milliseconds of work) is not seen.
@@ -24,6 +25,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
+from lineage_operators.spark.job_statistics import job_totals
 from lineage_operators.spark.jvm import NONE, SEP, JvmTools, split_list
 
 log = get_logger(__name__)
@@ -310,14 +312,14 @@ class RddJobWatcher:
         inputs = [RelationFacts(location=loc) for loc in source_locations(self._t, seq)]
         output = _output_dir(self._t, job.finalStage())
         outputs = [RelationFacts(location=output)] if output else []
-        succeeded, stats = _job_stats(self._sc, job_id)
-        if outputs and stats is not None:
-            read_rows, read_bytes, written_rows, written_bytes = stats
-            outputs[0].rows, outputs[0].size = written_rows, written_bytes
+        totals = job_totals(self._sc, job_id)
+        if outputs and totals is not None:
+            outputs[0].rows, outputs[0].size = totals.records_written, totals.bytes_written
             if len(inputs) == 1:  # as openlineage-spark: input statistics of single-input jobs
-                inputs[0].rows, inputs[0].size = read_rows, read_bytes
+                inputs[0].rows, inputs[0].size = totals.records_read, totals.bytes_read
         if not inputs and not outputs:
             return None
+        succeeded = totals is None or totals.succeeded
         return ExecutionFacts(func_name="rddJob", succeeded=succeeded, inputs=inputs, outputs=outputs)
 
 
@@ -340,24 +342,6 @@ def _output_dir(t: JvmTools, stage: Any) -> str | None:
         out = conf.get(_OUTPUT_DIR)
         return str(out) if out else None
     return None
-
-
-def _job_stats(sc: Any, job_id: int) -> tuple[bool, tuple[int, int, int, int] | None]:
-    """(succeeded, (records read, bytes read, records written, bytes written)) from the status store."""
-    try:
-        store = sc.statusStore()
-        job = store.job(job_id)
-        succeeded = str(job.status().toString()) == "SUCCEEDED"
-        totals = [0, 0, 0, 0]
-        iterator = job.stageIds().iterator()
-        while iterator.hasNext():
-            stage = store.lastStageAttempt(int(iterator.next()))
-            values = (stage.inputRecords(), stage.inputBytes(), stage.outputRecords(), stage.outputBytes())
-            totals = [a + int(b) for a, b in zip(totals, values, strict=True)]
-        return succeeded, (totals[0], totals[1], totals[2], totals[3])
-    except Exception as exc:
-        log.debug("lineage capture: no statistics for RDD job %d: %s", job_id, describe(exc))
-        return True, None
 
 
 __all__ = ["RddJobWatcher", "logical_rdd_locations", "source_locations"]

@@ -134,13 +134,8 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
                 acc.rows = add_counts(acc.rows, rel.rows)
                 acc.size = add_counts(acc.size, rel.size)
                 acc.files = add_counts(acc.files, rel.files)
-            else:
+            else:  # summed once per dataset in _dataset: a read of 100,000 locations stays linear
                 acc.parts[untrimmed or name.name] = (rel.rows, rel.size, rel.files)
-                acc.rows = acc.size = acc.files = None
-                for rows, size, files in acc.parts.values():
-                    acc.rows = add_counts(acc.rows, rows)
-                    acc.size = add_counts(acc.size, size)
-                    acc.files = add_counts(acc.files, files)
 
 
 def _untrimmed(rel: RelationFacts) -> str | None:
@@ -231,7 +226,10 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
             if stats is not None:
                 dataset.output_facets["outputStatistics"] = stats
     elif acc.has_stats:
-        read = _facet(acc, "inputStatistics", lambda: f.input_statistics_facet(acc.rows, acc.size, acc.files))
+        totals: tuple[int | None, ...] = (None, None, None)
+        for part in acc.parts.values():  # what each distinct location read is, summed
+            totals = tuple(f.add_counts(a, b) for a, b in zip(totals, part, strict=True))
+        read = _facet(acc, "inputStatistics", lambda: f.input_statistics_facet(*totals))
         if read is not None:
             dataset.input_facets["inputStatistics"] = read
     return dataset

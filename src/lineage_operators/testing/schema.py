@@ -5,9 +5,11 @@ The schemas are not bundled.  By default each event is checked against the schem
 cached on disk (:mod:`lineage_operators.testing.schema_cache`), so later runs work offline.
 With ``OPENLINEAGE_SPEC_DIR`` (or ``spec_dir=``) the schemas are read from a directory holding
 ``OpenLineage.json`` and ``facets/*.json`` instead, and each facet is checked against the
-spec's schema for that facet name and place (run, job, dataset, input, output).  Facets whose
-schema is not part of the OpenLineage spec (custom facets) are checked only against the base
-facet definition (``_producer`` and ``_schemaURL`` required).
+spec's schema for that facet name and place (run, job, dataset, input, output).  This package's
+own facets are checked, in both modes, against the schema the package ships
+(:mod:`lineage_operators.testing.packaged_schemas`; their URL is never fetched). Other facets
+whose schema is not part of the OpenLineage spec (custom facets) are checked only against the
+base facet definition (``_producer`` and ``_schemaURL`` required).
 """
 
 from __future__ import annotations
@@ -21,6 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lineage_operators.testing.packaged_schemas import (
+    is_own_schema_url,
+    packaged_resources,
+    packaged_schemas,
+    schema_refs,
+)
 from lineage_operators.testing.schema_cache import (
     MIRROR_ENV_VAR,
     SPEC_URL_PREFIX,
@@ -76,7 +84,8 @@ def _url_registry() -> Any:
     def retrieve(uri: str) -> Any:
         return Resource.from_contents(load_schema(uri))
 
-    return Registry(retrieve=retrieve)  # type: ignore[call-arg]
+    registry = Registry(retrieve=retrieve)  # type: ignore[call-arg]
+    return registry.with_resources(packaged_resources())
 
 
 @functools.lru_cache(maxsize=512)
@@ -84,7 +93,8 @@ def _url_validator(ref: str, cache: str) -> Any:
     """Validator for one schema URL (with its ``#/$defs/...`` fragment); ``cache`` keys the cache dir."""
     from jsonschema import Draft202012Validator
 
-    load_schema(ref)  # fail here, with the download error, rather than deep inside jsonschema
+    if not is_own_schema_url(ref):  # this package's schemas are packaged, never downloaded
+        load_schema(ref)  # fail here, with the download error, rather than deep inside jsonschema
     return Draft202012Validator(
         {"$ref": ref}, registry=_url_registry(), format_checker=Draft202012Validator.FORMAT_CHECKER
     )
@@ -96,18 +106,6 @@ class _Spec:
     root_id: str
     # (facet place, facet name) -> schema reference
     facets: Mapping[tuple[str, str], str]
-
-
-def _refs(node: Any) -> Iterator[str]:
-    if isinstance(node, Mapping):
-        for key, value in node.items():
-            if key == "$ref" and isinstance(value, str):
-                yield value
-            else:
-                yield from _refs(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _refs(value)
 
 
 def _place_of(definition: Any) -> str | None:
@@ -137,16 +135,17 @@ def _load_spec(spec_dir: str) -> _Spec:
         defs = schema.get("$defs", {})
         places = {name: _place_of(d) for name, d in defs.items()}
         for facet_name, prop in schema.get("properties", {}).items():
-            referenced = [r.split("#/$defs/", 1)[1] for r in _refs(prop) if r.startswith("#/$defs/")]
+            referenced = [r.split("#/$defs/", 1)[1] for r in schema_refs(prop) if r.startswith("#/$defs/")]
             placed = [(places.get(d), d) for d in referenced if places.get(d)]
             if not placed:  # e.g. "subset": a base def whose input/output variants carry the place
                 placed = [(p, d) for d, p in places.items() if p]
             for place, definition in placed:
                 key = (str(place), facet_name)
                 facet_refs[key] = f"{schema_id}#/$defs/{definition}"
-        aliases.update(r.split("#", 1)[0] for r in _refs(schema) if "OpenLineage.json" in r)
+        aliases.update(r.split("#", 1)[0] for r in schema_refs(schema) if "OpenLineage.json" in r)
     # facet files may point at another OpenLineage.json version than the one in the spec dir
     resources.extend((alias, Resource.from_contents(root)) for alias in aliases - {root_id})
+    resources.extend(packaged_resources(root))  # this package's custom facets
     registry = Registry().with_resources(resources)
     return _Spec(registry=registry, root_id=root_id, facets=facet_refs)
 
@@ -226,10 +225,25 @@ def _dir_errors(event: Mapping[str, Any], directory: str) -> list[str]:
     _collect(errors, seen, _validator(directory, f"{spec.root_id}#/$defs/{_event_def(event)}"), event, ())
     for place, path, container in _facet_locations(event):
         for name, facet in container.items():
-            ref = spec.facets.get((place, name))
+            ref = spec.facets.get((place, name)) or _own_ref(facet, errors, (*path, name))
             if ref is not None:  # else custom facet: the event schema checked it against the base facet
                 _collect(errors, seen, _validator(directory, ref), facet, (*path, name))
     return errors
+
+
+def _own_ref(facet: Any, errors: list[str], path: tuple[Any, ...]) -> str | None:
+    """The ``_schemaURL`` of one of this package's facets when its schema is packaged.
+
+    A URL under this package's schema folder whose file is not packaged is an error: the event
+    names a schema nobody can read.
+    """
+    ref = facet.get("_schemaURL") if isinstance(facet, Mapping) else None
+    if not isinstance(ref, str) or not is_own_schema_url(ref):
+        return None
+    if ref.split("#", 1)[0] not in packaged_schemas() or "#" not in ref:
+        errors.append(f"{_format_path(path)}._schemaURL: {ref!r} names no packaged lineage_operators schema")
+        return None
+    return ref
 
 
 def _url_errors(event: Mapping[str, Any]) -> list[str]:
@@ -246,6 +260,8 @@ def _url_errors(event: Mapping[str, Any]) -> list[str]:
                 ref = facet.get("_schemaURL") if isinstance(facet, Mapping) else None
                 if isinstance(ref, str) and ref.startswith(SPEC_URL_PREFIX) and "#" in ref:
                     _collect(errors, seen, _url_validator(ref, cache), facet, (*path, name))
+                elif (own := _own_ref(facet, errors, (*path, name))) is not None:
+                    _collect(errors, seen, _url_validator(own, cache), facet, (*path, name))
     except SchemaUnavailableError as exc:
         raise _unavailable(exc) from exc
     return errors

@@ -1,11 +1,14 @@
-"""Writes with the operator (``asset_alias=``) and the mapped decorator (an ``AssetAlias`` outlet);
-every written dataset becomes an asset event on the alias."""
+"""Writes with the operator (``asset_alias=``), the mapped decorator (an ``AssetAlias`` outlet) and
+two unmodified tasks (a ``PythonOperator`` and an ``@task`` that build their own session, with only
+an ``AssetAlias`` outlet added); every written dataset becomes an asset event on the alias (for the
+unmodified tasks once the plugin is configured)."""
 
 from __future__ import annotations
 
 import os
 
 import pendulum
+from airflow.providers.standard.operators.python import PythonOperator
 from airflow.sdk import DAG, AssetAlias, task
 
 from lineage_operators import LineageAwarePySparkOperator, lineage_pyspark_task
@@ -17,6 +20,15 @@ ALIAS = "spark_outputs"
 def write_orders(spark, base_dir: str) -> int:
     spark.range(5).write.mode("overwrite").parquet(f"{base_dir}/orders")
     return 5
+
+
+def unmodified_write(base_dir: str, name: str) -> int:
+    """An existing task's code: its own session, no code of this package."""
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.master("local[1]").getOrCreate()
+    spark.range(3).write.mode("overwrite").parquet(f"{base_dir}/unmodified/{name}")
+    return 3
 
 
 with DAG("assets_producer", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")) as dag:
@@ -43,7 +55,18 @@ with DAG("assets_producer", schedule=None, start_date=pendulum.datetime(2026, 1,
     def total(values: list[int], orders: int) -> int:
         return sum(values) + orders
 
+    python_operator = PythonOperator(
+        task_id="unmodified_python",
+        python_callable=unmodified_write,
+        op_kwargs={"base_dir": BASE_DIR, "name": "python"},
+        outlets=[AssetAlias(ALIAS)],
+    )
+
+    @task(outlets=[AssetAlias(ALIAS)])
+    def unmodified_taskflow(base_dir: str) -> int:
+        return unmodified_write(base_dir, "taskflow")
+
     parts = write_part.partial(base_dir=BASE_DIR).expand(part=[1, 2])
     counted = count_orders(BASE_DIR)
-    orders >> counted
+    orders >> counted >> python_operator >> unmodified_taskflow(BASE_DIR)
     total(parts, counted)

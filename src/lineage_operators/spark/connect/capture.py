@@ -12,33 +12,39 @@ How it works:
 * While the task runs, the interceptor (:mod:`.interceptor`) hands over each ``ExecutePlanRequest``
   (kept as is, nothing parsed, no server call) and watches its response stream for
   ``result_complete`` (success) and ``metrics``.
-* ``snapshot()`` / ``stop()`` then resolve the recorded plans in order, after they ran: parse the
+* Finished actions are resolved on a worker thread, beside the task's next actions: parse the
   protobuf (:mod:`.plans`), the SQL text (:mod:`.sql`), ask the server for schemas, input files and
   table locations (:mod:`.server`, cached per task) and turn them into the classic capture's plain
   facts (:mod:`.resolver`), named and merged by :mod:`lineage_operators.spark.resolve`.
-* One exception to "resolve at the end": a statement that makes a table disappear (DROP, RENAME,
-  REPLACE, ``saveAsTable`` overwrite...) first resolves the plans that already ran, while their
-  tables still exist. Their lookups run on the task's thread, before the statement is sent.
-* A plan that cannot be resolved (server slow, analysis error) loses its lineage only, with one
-  warning; resolution stops after ``budget`` seconds in total (one warning). Nothing here raises
-  into the task or changes what runs: the interceptor only observes.
+* One exception to "after the action": a statement that makes a table disappear (DROP, RENAME,
+  REPLACE, ``saveAsTable`` overwrite...) is held on the task's thread, before it is sent, until the
+  plans that ran before it are resolved (their tables still exist); a DROP of a table this capture
+  has not seen also reads the table's catalog entry then (read only: it changes nothing that runs).
+* ``timeout`` is the operator's ``capture_timeout`` (as for a classic session): the most capture
+  adds to the task, at ``stop()`` / ``snapshot()`` waiting for what is still unresolved, and per
+  held statement. What is not resolved by then is left without lineage, with one warning.
+* A plan that cannot be resolved (analysis error) loses its lineage only, with one warning.
+  Nothing here raises into the task or changes what runs: the interceptor only observes.
 """
 
 from __future__ import annotations
 
 import threading
-import time
+from collections.abc import Callable
 from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
-from lineage_operators.spark.capture import SPARK_ENGINE_FACET, CaptureResult, build_result
+from lineage_operators.spark.capture import (
+    DEFAULT_DRAIN_TIMEOUT,
+    SPARK_ENGINE_FACET,
+    CaptureResult,
+    build_result,
+)
 from lineage_operators.spark.connect.interceptor import PlanListener
 
 log = get_logger(__name__)
 
-DEFAULT_BUDGET = 60.0
-WAIT_GRACE = 10.0  # waiting for a resolver already at work may take this much beyond the budget
 _WRITE_METRICS = ("numOutputRows", "numOutputBytes", "numFiles")
 
 
@@ -52,6 +58,14 @@ def write_statistics(metrics: Any) -> tuple[int | None, int | None, int | None] 
     return None
 
 
+def _sql_text(request: Any) -> str | None:
+    command = request.plan.command if request.plan.WhichOneof("op_type") == "command" else None
+    if command is None or command.WhichOneof("command_type") != "sql_command":
+        return None
+    sql = command.sql_command
+    return str(sql.input.sql.query if sql.input.WhichOneof("rel_type") == "sql" else sql.sql)
+
+
 def _destructive(request: Any) -> bool:
     """Does this request make a table (and its location) disappear or change identity?"""
     command = request.plan.command if request.plan.WhichOneof("op_type") == "command" else None
@@ -61,9 +75,7 @@ def _destructive(request: Any) -> bool:
     if which == "sql_command":
         from lineage_operators.spark.connect.sql import statement_kind
 
-        sql = command.sql_command
-        text = sql.input.sql.query if sql.input.WhichOneof("rel_type") == "sql" else sql.sql
-        return statement_kind(text) in ("drop", "rename", "replace")
+        return statement_kind(_sql_text(request) or "") in ("drop", "rename", "replace")
     if which == "write_operation":
         write = command.write_operation
         return write.WhichOneof("save_type") == "table" and write.mode == 2  # saveAsTable overwrite
@@ -75,9 +87,17 @@ def _destructive(request: Any) -> bool:
 class SparkConnectLineageCapture(PlanListener):
     """Watches the plans one Spark Connect session sends for a task; never raises."""
 
-    def __init__(self, spark: Any, *, budget: float = DEFAULT_BUDGET, background: bool = True) -> None:
+    def __init__(
+        self,
+        spark: Any,
+        *,
+        timeout: float = DEFAULT_DRAIN_TIMEOUT,
+        column_lineage: Any = None,
+        background: bool = True,
+    ) -> None:
         self._spark = spark
-        self._budget = budget
+        self._timeout = max(timeout, 0.0)
+        self._column_lineage = column_lineage
         self._background = background
         self._lock = threading.RLock()
         self._resolving = threading.Lock()
@@ -93,8 +113,10 @@ class SparkConnectLineageCapture(PlanListener):
         self._resolver: Any = None
         self._lookups: Any = None
         self._failures = 0
-        self._spent = 0.0
-        self._out_of_budget = False
+        self._abandoned = False  # stop()/snapshot() gave up waiting: resolve nothing more
+        self._hold_timed_out = False  # a held statement waited the whole timeout: hold no more
+        self._warned_slow = False
+        self._session_facts: tuple[dict[str, str], str | None] | None = None
         self._result: CaptureResult | None = None
 
     @property
@@ -127,7 +149,7 @@ class SparkConnectLineageCapture(PlanListener):
         if self._result is not None:
             return self._result
         try:
-            self._resolve_pending()
+            self._finish()
             return self._build()
         except Exception as exc:
             log.warning("lineage capture snapshot failed: %s", describe(exc))
@@ -149,7 +171,7 @@ class SparkConnectLineageCapture(PlanListener):
             self._result = CaptureResult(complete=False)
             return self._result
         try:
-            self._resolve_pending()
+            self._finish()
             self._result = self._build()
         except Exception as exc:
             log.warning("lineage capture failed to build the result: %s", describe(exc))
@@ -166,9 +188,19 @@ class SparkConnectLineageCapture(PlanListener):
                 return  # a retry of a request already recorded
             self._operations.add(request.operation_id)
             self._requests.append(request)
-            flush = len(self._requests) > 1 and _destructive(request)
-        if flush:  # resolve what ran before, while its tables still exist (the request is not sent yet)
-            self._resolve_pending(upto=request.operation_id)
+        if self._hold_timed_out or self._resolver is None or not _destructive(request):
+            return
+        # Hold the statement (not sent yet) while what ran before it is resolved, its tables still
+        # there; a DROP also reads the catalog entry of a table this capture has not seen.
+        operation_id, text = request.operation_id, _sql_text(request)
+
+        def before_statement() -> None:
+            self._resolve_pending(upto=operation_id)
+            if text is not None and not self._abandoned:
+                self._resolver.before_drop(operation_id, text)
+
+        if not self._bounded(before_statement):
+            self._hold_timed_out = True
 
     def on_response(self, operation_id: str, response: Any) -> None:
         if response.HasField("result_complete"):
@@ -182,6 +214,44 @@ class SparkConnectLineageCapture(PlanListener):
 
     # -- resolution -----------------------------------------------------------------------------
 
+    def _bounded(self, work: Callable[[], None]) -> bool:
+        """Run ``work`` on a helper thread; wait for it at most the timeout (one warning if not)."""
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                work()
+            except Exception as exc:
+                log.debug("lineage capture: resolution failed: %s", describe(exc))
+            finally:
+                done.set()
+
+        threading.Thread(target=run, name="lineage-connect-finish", daemon=True).start()
+        if done.wait(self._timeout):
+            return True
+        with self._lock:
+            self._failures += 1
+            warn, self._warned_slow = not self._warned_slow, True
+        if warn:
+            log.warning(
+                "lineage capture: the Spark Connect server did not answer lineage lookups within "
+                "capture_timeout (%.1fs); actions not resolved by then have no lineage",
+                self._timeout,
+            )
+        return False
+
+    def _finish(self) -> None:
+        """Resolve everything still pending (and the session's conf), within the timeout."""
+        if self._resolver is None or self._abandoned:
+            return
+
+        def work() -> None:
+            self._resolve_pending()
+            self._read_session()
+
+        if not self._bounded(work):
+            self._abandoned = True
+
     def _schedule(self) -> None:
         """Resolve finished actions on a worker thread, beside the task's next actions."""
         with self._lock:
@@ -192,6 +262,7 @@ class SparkConnectLineageCapture(PlanListener):
             self._worker.start()
 
     def _work(self) -> None:
+        self._read_session()  # once, early: stop() then needs no round trip for it
         while True:
             try:
                 self._resolve_pending(finished_only=True)
@@ -217,23 +288,16 @@ class SparkConnectLineageCapture(PlanListener):
             return pending
 
     def _resolve_pending(self, *, finished_only: bool = False, upto: str | None = None) -> None:
-        # One resolver at a time, in send order. A resolver stuck on a server that does not answer
-        # must not hold the task: after the budget, give up on what is left (one warning).
-        if not self._resolving.acquire(timeout=self._budget + WAIT_GRACE):
-            with self._lock:
-                self._failures += 1
-            if not self._out_of_budget:
-                self._out_of_budget = True
-                log.warning("lineage capture: the Spark Connect server did not answer lookups in time")
-            return
-        try:
+        with self._resolving:  # one resolver at a time, in send order
             self._resolve_locked(finished_only, upto)
-        finally:
-            self._resolving.release()
 
     def _resolve_locked(self, finished_only: bool, upto: str | None) -> None:
+        import time
+
         from lineage_operators.spark.connect.plans import read_plan
 
+        if self._abandoned:
+            return
         pending = self._take(finished_only, upto)
         if not pending:
             return
@@ -244,16 +308,13 @@ class SparkConnectLineageCapture(PlanListener):
             except Exception as exc:
                 self._failures += 1
                 log.warning("lineage capture: cannot read a Spark Connect plan: %s", describe(exc))
-        started = time.perf_counter()
         try:
             self._resolver.prefetch(plans)
         except Exception as exc:
             log.debug("lineage capture: prefetch failed: %s", describe(exc))
-        self._spent += time.perf_counter() - started
         for plan in plans:
-            if self._out_of_budget:
-                self._failures += 1
-                continue
+            if self._abandoned:  # stop() gave up waiting: its result is built already
+                return
             started = time.perf_counter()
             op = plan.operation_id
             try:
@@ -262,20 +323,11 @@ class SparkConnectLineageCapture(PlanListener):
                 self._failures += 1
                 log.warning("lineage capture: lineage of one Spark Connect action lost: %s", describe(exc))
                 facts = None
-            spent = time.perf_counter() - started
-            self._spent += spent
             if facts is not None:
-                facts.cost_ms = spent * 1000
+                facts.cost_ms = (time.perf_counter() - started) * 1000
                 self._add_statistics(facts, self._statistics.get(op))
                 with self._lock:
                     self._facts.append(facts)
-            if self._spent > self._budget and not self._out_of_budget:
-                self._out_of_budget = True
-                log.warning(
-                    "lineage capture: resolving Spark Connect plans took over %.0fs; the task's "
-                    "remaining actions are left without lineage",
-                    self._budget,
-                )
 
     @staticmethod
     def _add_statistics(facts: Any, stats: tuple[int | None, int | None, int | None] | None) -> None:
@@ -284,12 +336,27 @@ class SparkConnectLineageCapture(PlanListener):
         output = facts.outputs[0]
         output.rows, output.size, output.files = stats
 
+    def _read_session(self) -> None:
+        """The session's conf and Spark version (two round trips, once per capture)."""
+        if self._session_facts is not None or self._lookups is None:
+            return
+        conf: dict[str, str] = {}
+        version = None
+        try:
+            conf = dict(self._lookups.conf())
+            version = self._lookups.version()
+        except Exception as exc:
+            with self._lock:
+                self._failures += 1
+            log.warning("lineage capture: cannot read the Spark Connect session's conf: %s", describe(exc))
+        self._session_facts = (conf, version)
+
     def _build(self) -> CaptureResult:
         from lineage_operators.spark.resolve import NamingContext
 
         with self._lock:
             facts = list(self._facts)
-        conf = self._conf()
+        conf, version = self._session_facts or ({}, None)
         naming = NamingContext(
             warehouse=conf.get("spark.sql.warehouse.dir"),
             metastore_uris=(
@@ -298,25 +365,20 @@ class SparkConnectLineageCapture(PlanListener):
                 else None
             ),
         )
-        return build_result(facts, naming, self._run_facets(conf), complete=not self._failures)
+        return build_result(
+            facts,
+            naming,
+            self._run_facets(conf, version),
+            complete=not self._failures,
+            column_lineage=self._column_lineage,
+        )
 
-    def _conf(self) -> dict[str, str]:
-        if self._lookups is None:
-            return {}
-        try:
-            return dict(self._lookups.conf())
-        except Exception as exc:
-            self._failures += 1
-            log.warning("lineage capture: cannot read the Spark Connect session's conf: %s", describe(exc))
-            return {}
-
-    def _run_facets(self, conf: dict[str, str]) -> dict[str, Any]:
+    @staticmethod
+    def _run_facets(conf: dict[str, str], version: str | None) -> dict[str, Any]:
         from lineage_operators import facets as f
         from lineage_operators.redaction import redact_url
 
-        try:
-            version = self._lookups.version()
-        except Exception:
+        if version is None:
             return {}
         master = conf.get("spark.master")
         return {

@@ -40,6 +40,7 @@ class SourceRead:
     paths: tuple[str, ...]
     options: Mapping[str, str]
     relation: Any = field(compare=False, hash=False)
+    user_schema: bool = False  # ``.schema(...)`` given: the files' own schema is not what is read
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -66,6 +67,7 @@ class WriteTarget:
     table: str | None = None
     save_method: str | None = None  # save_as_table / insert_into (v1 table writes)
     options: Mapping[str, str] = field(default_factory=dict)
+    partitioned: bool = False  # partitionBy / bucketBy / clusterBy: files' layout differs from rows
 
 
 @dataclass
@@ -141,6 +143,7 @@ def collect_reads(relation: Any) -> tuple[list[SourceRead | TableRead], list[str
                 paths=tuple(source.paths),
                 options=dict(source.options),
                 relation=_leaf_relation(rel.read),
+                user_schema=bool(source.HasField("schema") and source.schema),
             )
             key: Any = found.key
         elif read_type == "named_table":
@@ -173,6 +176,9 @@ def _write_target(write: Any) -> WriteTarget:
         table=table,
         save_method=method,
         options=options,
+        partitioned=bool(
+            write.partitioning_columns or write.HasField("bucket_by") or write.clustering_columns
+        ),
     )
 
 
@@ -183,6 +189,7 @@ def _write_v2_target(write: Any) -> WriteTarget:
         source=write.provider if write.HasField("provider") and write.provider else None,
         table=write.table_name,
         options=dict(write.options),
+        partitioned=bool(write.partitioning_columns or write.clustering_columns),
     )
 
 

@@ -12,93 +12,41 @@ says for the same action (see :mod:`lineage_operators.spark.plan`):
 * ``df.write...save(path)``: the path, the written query's schema, OVERWRITE for mode overwrite;
 * ``saveAsTable`` (a CTAS on the server): CREATE, or no change when appending; ``insertInto``:
   OVERWRITE or none; ``writeTo``: CREATE / OVERWRITE / none as the V2 command it runs;
-* SQL: tables from ``openlineage-sql``, lifecycle from the statement (:mod:`.sql`); DROP of a table
-  reports its remembered location (the classic capture's memory), else the managed location;
+* SQL: tables from ``openlineage-sql``, lifecycle from the statement (:mod:`.sql`), and for a
+  written SQL query its column lineage (:mod:`.sql_columns`); DROP of a table reports the location
+  read from the catalog just before it ran (:meth:`ConnectResolver.before_drop`), else what this
+  capture saw of the table (its own :class:`TableMemory`), else the managed location;
 * JDBC reads/writes: URL (redacted) and table or query, as the classic capture.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import posixpath
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from lineage_operators._logging import get_logger
-from lineage_operators.spark.connect.plans import ConnectPlan, SourceRead, TableRead, WriteTarget
+from lineage_operators.spark.connect.paths import source_roots
+from lineage_operators.spark.connect.plans import (
+    ConnectPlan,
+    SourceRead,
+    TableRead,
+    WriteTarget,
+    collect_reads,
+)
 from lineage_operators.spark.connect.server import ServerLookups, TableInfo
 from lineage_operators.spark.connect.sql import SqlStatement, SqlTable, parse_statement
-from lineage_operators.spark.plan import ExecutionFacts, RelationFacts, TableRef, known_table, remember_table
+from lineage_operators.spark.connect.sql_columns import sql_column_lineage
+from lineage_operators.spark.connect.written import WrittenFiles
+from lineage_operators.spark.plan import ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.table_memory import TableMemory
 
 log = get_logger(__name__)
 
-_GLOB = frozenset("*?[]{}")
 _SESSION_CATALOG = "spark_catalog"
 _FILE_FORMATS = frozenset({"parquet", "csv", "json", "orc", "text", "avro", "binaryfile", "xml"})
 _DEFAULT_SOURCE = "spark.sql.sources.default"
-
-
-def _path_of(uri: str) -> str:
-    parts = urlsplit(uri)
-    path = unquote(parts.path) if parts.scheme else uri
-    return path.rstrip("/") or "/"
-
-
-def _prefix_of(uri: str) -> str:
-    """``file:///a/b`` -> ``file:``, ``s3a://bucket/k`` -> ``s3a://bucket``, ``/a`` -> ``""``."""
-    parts = urlsplit(uri)
-    if not parts.scheme:
-        return ""
-    return f"{parts.scheme}://{parts.netloc}" if parts.netloc else f"{parts.scheme}:"
-
-
-def source_roots(paths: tuple[str, ...], files: list[str]) -> list[str]:
-    """Pure: the datasets a classic session names for a read of ``paths`` that listed ``files``.
-
-    Like Spark's file index: a glob stands for what it matched. Then, as openlineage-spark (and
-    ``plan._directories``): a single root stays what it is, file or directory; with several roots,
-    a root that is a file stands for its directory. Roots are qualified with the files' scheme.
-    """
-    file_paths = [(_path_of(f), _prefix_of(f)) for f in files]
-    file_set = {p for p, _ in file_paths}
-    expanded: list[tuple[str, str]] = []
-
-    def add(path: str, prefix: str) -> None:
-        if (path, prefix) not in expanded:
-            expanded.append((path, prefix))
-
-    for given in paths:
-        path, prefix = _path_of(given), _prefix_of(given)
-        if not any(ch in _GLOB for ch in path):
-            add(path, prefix or next((p for f, p in file_paths if f.startswith(path)), ""))
-            continue
-        depth = len(path.strip("/").split("/"))
-        matched = False
-        for file_path, file_prefix in file_paths:
-            candidate = "/" + "/".join(file_path.strip("/").split("/")[:depth])
-            if fnmatch.fnmatchcase(candidate, path):
-                add(candidate, prefix or file_prefix)
-                matched = True
-        if not matched:
-            add(path, prefix)  # nothing matched: named by the directory above the glob
-    single = len(expanded) == 1
-    roots: list[str] = []
-    for path, prefix in expanded:
-        named = posixpath.dirname(path) if not single and path in file_set else path
-        root = f"{prefix}{named}" if prefix else named
-        if root not in roots:
-            roots.append(root)
-    return roots
-
-
-def _split_name(name: str) -> tuple[str | None, str | None, str]:
-    parts = [p.strip("`") for p in name.split(".")]
-    if len(parts) >= 3:
-        return parts[-3], parts[-2], parts[-1]
-    if len(parts) == 2:
-        return None, parts[0], parts[1]
-    return None, None, parts[0]
 
 
 @dataclass
@@ -107,11 +55,15 @@ class ConnectResolver:
 
     lookups: ServerLookups
     views: dict[str, list[SourceRead | TableRead | SqlTable]] = field(default_factory=dict)
-    #: Paths the task's ``df.write`` created: directories, so reading them needs no file listing.
-    written: set[str] = field(default_factory=set)
-
-    def _known_directories(self, paths: tuple[str, ...], written: set[str]) -> bool:
-        return bool(paths) and all(not any(ch in _GLOB for ch in p) and _path_of(p) in written for p in paths)
+    #: Temp views defined as a plain read: their columns are the read's (column lineage).
+    plain_views: set[str] = field(default_factory=set)
+    #: The task's file writes: reading them back needs no listing, often no schema lookup.
+    written: WrittenFiles = field(default_factory=WrittenFiles)
+    #: The tables this capture saw (this task's catalog only): a DROP reports their location.
+    tables: TableMemory = field(default_factory=TableMemory)
+    #: operation id of a DROP -> catalog entries of its tables, read before it ran.
+    dropping: dict[str, dict[str, TableInfo]] = field(default_factory=dict)
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     # -- entry -------------------------------------------------------------------------------
 
@@ -119,7 +71,12 @@ class ConnectResolver:
         """The facts of one executed plan, or None when it touched no dataset."""
         if plan.kind == "view":
             if plan.view:
-                self.views[plan.view.lower()] = [*plan.reads, *self._sql_tables(plan.sql)]
+                name = plan.view.lower()
+                self.views[name] = [*plan.reads, *self._sql_tables(plan.sql)]
+                if _rel_type(plan.query) == "read":
+                    self.plain_views.add(name)
+                else:
+                    self.plain_views.discard(name)
             return None
         facts = ExecutionFacts(func_name=plan.kind, succeeded=succeeded)
         statement = None
@@ -130,38 +87,72 @@ class ConnectResolver:
             facts.sql = plan.command_sql
         elif plan.sql:
             facts.sql = plan.sql[0]
-        facts.inputs = self._inputs(plan.reads, plan.sql, statement, succeeded)
+        facts.inputs, sources = self._inputs(plan.reads, plan.sql, statement, succeeded)
+        columns = None
         if plan.write is not None:
             facts.outputs = self._write_outputs(plan.write, plan.query, plan.operation_id, succeeded)
+            if _rel_type(plan.query) == "sql" and len(plan.sql) == 1:  # a SQL query written as is
+                columns = parse_statement(plan.sql[0]).columns
         elif statement is not None:
-            facts.outputs = self._sql_outputs(statement)
+            facts.outputs = self._sql_outputs(statement, plan.operation_id)
+            columns = statement.columns
+        if columns and len(facts.outputs) == 1:
+            facts.column_lineage = sql_column_lineage(
+                columns, sources, facts.outputs[0].schema_text, self._ids
+            )
         for rel in (*facts.inputs, *facts.outputs):
             if rel.table is not None and rel.lifecycle not in ("DROP", "RENAME"):
-                remember_table(rel.table, rel.location, rel.provider)
+                self.tables.remember(rel.table, rel.location, rel.provider)
         if not facts.inputs and not facts.outputs and not facts.sql:
             return None
         return facts
+
+    def before_drop(self, operation_id: str, text: str) -> None:
+        """Read the catalog entry of each table a DROP statement removes, before it is sent.
+
+        Read only (``DESCRIBE TABLE EXTENDED``): what runs is unchanged. A table this capture saw
+        needs no read; one that does not exist (``DROP TABLE IF EXISTS``) is left to :meth:`_dropped`.
+        """
+        statement = parse_statement(text)
+        if statement.kind != "drop":
+            return
+        found: dict[str, TableInfo] = {}
+        for table in statement.outputs:
+            if table.path or (table.database and self.tables.known(_sql_ref(table, table.database))):
+                continue
+            try:
+                info = self.lookups.describe(table.qualified)
+            except Exception:
+                continue
+            if info.kind != "VIEW":
+                found[table.qualified] = info
+        if found:
+            self.dropping[operation_id] = found
 
     def prefetch(self, plans: list[ConnectPlan], workers: int = 4) -> None:
         """Ask the server, concurrently, the ``AnalyzePlan`` questions the plans will need.
 
         Answers (and failures) land in the lookups' cache; :meth:`facts` then reads them in order.
         Only ``AnalyzePlan`` calls (never an ``ExecutePlan``), so nothing here looks like an action.
+        Skipped: listings of directories the task wrote, schemas a write of the task gives.
         """
         from concurrent.futures import ThreadPoolExecutor
 
         jobs: list[Any] = []
-        written = set(self.written)
+        written = self.written.copy()
         for plan in plans:
             for read in plan.reads:
                 if isinstance(read, SourceRead) and read.paths and (read.format or "").lower() != "jdbc":
-                    if not self._known_directories(read.paths, written):
+                    if not written.known_directories(read.paths):
                         jobs.append((self.lookups.input_files, read.relation, read.key))
-                    jobs.append((self.lookups.schema, read.relation, read.key))
-            if plan.write is not None and plan.query is not None:
-                jobs.append((self.lookups.schema, plan.query, ("query", plan.operation_id)))
-                if plan.write.path and not plan.write.table:
-                    written.add(_path_of(plan.write.path))
+                    if not written.reusable(read, self._format(read.format)):
+                        jobs.append((self.lookups.schema, read.relation, read.key))
+            write = plan.write
+            if write is not None and plan.query is not None:
+                if _plain_source(plan.query) is None:
+                    jobs.append((self.lookups.schema, plan.query, ("query", plan.operation_id)))
+                if write.path and not write.table:
+                    written.add(write, self._format(write.source), None, expected=True)
         if len(jobs) < 2:
             return
 
@@ -174,6 +165,19 @@ class ConnectResolver:
 
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lineage-connect") as pool:
             list(pool.map(run, jobs))
+
+    # -- schemas -----------------------------------------------------------------------------
+
+    def _read_schema(self, read: SourceRead) -> str:
+        reused = self.written.schema_of(read, self._format(read.format))
+        return reused if reused is not None else self.lookups.schema(read.relation, read.key)
+
+    def _query_schema(self, query: Any, operation_id: str) -> str:
+        """A written query's schema; a plain read's is the read's (cached or known from a write)."""
+        read = _plain_source(query)
+        if read is not None:
+            return self._read_schema(read)
+        return self.lookups.schema(query, key=("query", operation_id))
 
     # -- inputs ------------------------------------------------------------------------------
 
@@ -189,19 +193,39 @@ class ConnectResolver:
         texts: list[str],
         statement: SqlStatement | None,
         succeeded: bool,
-    ) -> list[RelationFacts]:
+    ) -> tuple[list[RelationFacts], dict[SqlTable, list[RelationFacts]]]:
+        """The inputs, and for each SQL table whose columns are its relations' (column lineage)
+        the relations it resolved to."""
         items: list[SourceRead | TableRead | SqlTable] = [*reads, *self._sql_tables(texts)]
         if statement is not None:
             items.extend(statement.inputs)
         result: list[RelationFacts] = []
-        for item in self._expand_views(items):
-            try:
-                result.extend(self._input(item))
-            except Exception as exc:
-                if succeeded:
-                    raise
-                log.debug("lineage capture: failed action's input not resolved: %s", type(exc).__name__)
-        return result
+        sources: dict[SqlTable, list[RelationFacts]] = {}
+        for item in items:
+            rels: list[RelationFacts] = []
+            for part in self._expand_views([item]):
+                try:
+                    rels.extend(self._input(part))
+                except Exception as exc:
+                    if succeeded:
+                        raise
+                    log.debug("lineage capture: failed action's input not resolved: %s", type(exc).__name__)
+            result.extend(rels)
+            if isinstance(item, SqlTable) and rels and item not in sources and self._keeps_columns(item):
+                sources[item] = rels
+        return result, sources
+
+    def _keeps_columns(self, table: SqlTable) -> bool:
+        """Are the table's columns those of the relations it resolves to (not a renaming view)?"""
+        if table.path:
+            return True
+        name = table.name.strip("`").lower()
+        if not table.database and name in self.views:
+            return name in self.plain_views
+        try:
+            return self.lookups.table(table.qualified).kind != "VIEW"
+        except Exception:
+            return False
 
     def _expand_views(
         self, items: list[SourceRead | TableRead | SqlTable], depth: int = 0
@@ -241,9 +265,9 @@ class ConnectResolver:
         paths = read.paths or ((read.options["path"],) if "path" in read.options else ())
         if not paths:
             return []  # a source without paths (noop, rate...): no dataset identity
-        known = self._known_directories(tuple(paths), self.written)
+        known = self.written.known_directories(tuple(paths))
         files = [] if known else self.lookups.input_files(read.relation, read.key)
-        schema = self.lookups.schema(read.relation, read.key)
+        schema = self._read_schema(read)
         file_format = fmt if fmt in _FILE_FORMATS else None
         provider = fmt if fmt == "delta" else None
         return [
@@ -278,7 +302,7 @@ class ConnectResolver:
     ) -> list[RelationFacts]:
         schema = None
         try:
-            schema = self.lookups.schema(query, key=("query", operation_id)) if query is not None else None
+            schema = self._query_schema(query, operation_id) if query is not None else None
         except Exception as exc:
             log.debug("lineage capture: written query has no schema: %s", type(exc).__name__)
         if write.table:
@@ -291,7 +315,10 @@ class ConnectResolver:
             return [rel]
         if not write.path:
             return []
-        self.written.add(_path_of(write.path))
+        if succeeded:
+            self.written.add(write, fmt, schema)
+        else:
+            self.written.forget(write)
         return [
             RelationFacts(
                 location=write.path,
@@ -327,8 +354,9 @@ class ConnectResolver:
             rel.schema_text = schema or rel.schema_text
         return rels
 
-    def _sql_outputs(self, statement: SqlStatement) -> list[RelationFacts]:
+    def _sql_outputs(self, statement: SqlStatement, operation_id: str) -> list[RelationFacts]:
         lifecycle = statement.lifecycle
+        before = self.dropping.pop(operation_id, {})
         if statement.kind != "drop":
             self.lookups.forget("table")
         outputs: list[RelationFacts] = []
@@ -336,7 +364,7 @@ class ConnectResolver:
             if table.path:
                 continue
             if statement.kind == "drop":
-                outputs.extend(self._dropped(table))
+                outputs.extend(self._dropped(table, before.get(table.qualified)))
                 continue
             with_schema = statement.kind not in ("truncate",)
             rels = self._table(table.qualified, with_schema=with_schema, lifecycle=lifecycle)
@@ -346,13 +374,16 @@ class ConnectResolver:
             outputs.extend(rels)
         return outputs
 
-    def _dropped(self, table: SqlTable) -> list[RelationFacts]:
-        database = table.database or self.lookups.current_database()
-        ref = TableRef(
-            database, table.name, None if table.catalog in (None, _SESSION_CATALOG) else table.catalog
-        )
-        known = known_table(ref)
-        location, provider = known if known else (self._default_location(ref), None)
+    def _dropped(self, table: SqlTable, before: TableInfo | None) -> list[RelationFacts]:
+        """The catalog entry read before the DROP ran, else what this capture saw of the table,
+        else the managed location (as a classic session)."""
+        if before is not None:
+            ref = _table_ref(before)
+            location, provider = before.location or self._default_location(ref), before.provider
+        else:
+            ref = _sql_ref(table, table.database or self.lookups.current_database())
+            known = self.tables.known(ref)
+            location, provider = known if known else (self._default_location(ref), None)
         if not location:
             return []
         return [RelationFacts(location=location, table=ref, provider=provider, lifecycle="DROP")]
@@ -362,6 +393,23 @@ class ConnectResolver:
             return None
         base = self.lookups.database_location(ref.database)
         return f"{base.rstrip('/')}/{ref.table.lower()}" if base else None
+
+
+def _rel_type(relation: Any) -> str | None:
+    return relation.WhichOneof("rel_type") if relation is not None else None
+
+
+def _plain_source(query: Any) -> SourceRead | None:
+    """The file/JDBC read a written query is, when it is nothing more (its schema is the read's)."""
+    if _rel_type(query) != "read":
+        return None
+    reads, _ = collect_reads(query)
+    return reads[0] if len(reads) == 1 and isinstance(reads[0], SourceRead) else None
+
+
+def _sql_ref(table: SqlTable, database: str) -> TableRef:
+    catalog = None if table.catalog in (None, _SESSION_CATALOG) else table.catalog
+    return TableRef(database, table.name, catalog)
 
 
 def _table_ref(info: TableInfo) -> TableRef:
@@ -384,4 +432,4 @@ def _jdbc(options: dict[str, str], schema: str | None) -> RelationFacts:
     )
 
 
-__all__ = ["ConnectResolver", "source_roots"]
+__all__ = ["ConnectResolver"]

@@ -5,10 +5,12 @@
   ``DataFrame.inputFiles`` makes) -> to tell a file from a directory and expand globs;
 * ``DESCRIBE TABLE EXTENDED`` -> a table's catalog identity, type, provider and location;
 * the catalog's database location and current database (DROP of a table the task never saw);
+* ``DESCRIBE TABLE EXTENDED`` of a table a DROP is about to remove (the one lookup made before an
+  action runs: read only, on the task's thread, before the DROP is sent);
 * ``spark.conf.getAll`` (one call) -> run facets and naming context.
 
 All of them run inside ``interceptor.paused()`` so they are not mistaken for the task's actions.
-They run after the task's actions, never before one, and change nothing on the server.
+Except that DROP read, they run after the task's actions, and none changes anything on the server.
 """
 
 from __future__ import annotations
@@ -122,12 +124,18 @@ class ServerLookups:
             lambda: list(client._analyze(method="input_files", plan=self._plan(relation)).input_files),
         )
 
-    def table(self, name: str) -> TableInfo:
-        def fetch() -> TableInfo:
-            rows = self._spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect()
-            return table_info_from_rows(name, [(r[0], r[1]) for r in rows])
+    def _describe(self, name: str) -> TableInfo:
+        rows = self._spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect()
+        return table_info_from_rows(name, [(r[0], r[1]) for r in rows])
 
-        return self._cached(("table", name), fetch)
+    def table(self, name: str) -> TableInfo:
+        return self._cached(("table", name), lambda: self._describe(name))
+
+    def describe(self, name: str) -> TableInfo:
+        """``table`` read now, not from the cache (a DROP about to run: the table as it is)."""
+        with self._quiet():
+            self.calls += 1
+            return self._describe(name)
 
     def table_schema(self, name: str) -> str:
         from pyspark.sql.connect.proto import relations_pb2

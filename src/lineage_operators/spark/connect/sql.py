@@ -1,6 +1,7 @@
 """Spark SQL text -> the tables it reads and writes, through ``openlineage-sql``.
 
-Pure. ``openlineage-sql`` (OpenLineage's own lineage parser) gives the input and output tables; it
+Pure. ``openlineage-sql`` (OpenLineage's own lineage parser) gives the input and output tables, and
+for each output column the input columns its expression uses (its column lineage); it
 does not know Spark's table clauses (``USING parquet``, ``OPTIONS (...)``, ``PARTITIONED BY``...),
 so a statement it rejects is parsed again with those clauses removed (they never name a table).
 The statement's kind (what a classic session would report as lifecycle) comes from its leading
@@ -44,6 +45,8 @@ class SqlStatement:
     inputs: list[SqlTable] = field(default_factory=list)
     outputs: list[SqlTable] = field(default_factory=list)
     previous: SqlTable | None = None  # rename: the old name
+    #: output column (as the query names it) -> the (table, column) pairs its expression uses
+    columns: dict[str, list[tuple[SqlTable, str]]] = field(default_factory=dict)
 
     @property
     def lifecycle(self) -> str | None:
@@ -112,6 +115,17 @@ def _tables(metas: list[object]) -> list[SqlTable]:
     return tables
 
 
+def _columns(meta: object) -> dict[str, list[tuple[SqlTable, str]]]:
+    columns: dict[str, list[tuple[SqlTable, str]]] = {}
+    for lineage in getattr(meta, "column_lineage", None) or []:
+        sources = columns.setdefault(str(lineage.descendant.name), [])
+        for column in lineage.lineage:
+            origin = _tables([column.origin]) if column.origin is not None else []
+            if origin and (origin[0], str(column.name)) not in sources:
+                sources.append((origin[0], str(column.name)))
+    return columns
+
+
 def parse_statement(text: str) -> SqlStatement:
     """The kind and tables of one Spark SQL statement; an unparsable one has no tables."""
     import openlineage_sql
@@ -125,7 +139,9 @@ def parse_statement(text: str) -> SqlStatement:
     if meta.errors:
         log.debug("lineage capture: openlineage-sql cannot parse a %s statement", kind)
         return SqlStatement(kind)
-    statement = SqlStatement(kind, inputs=_tables(meta.in_tables), outputs=_tables(meta.out_tables))
+    statement = SqlStatement(
+        kind, inputs=_tables(meta.in_tables), outputs=_tables(meta.out_tables), columns=_columns(meta)
+    )
     if kind == "rename":
         # openlineage-sql reports the old name as an input and the new one as the output
         statement.previous = statement.inputs[0] if statement.inputs else None

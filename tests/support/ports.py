@@ -1,0 +1,13 @@
+"""Free loopback ports for the servers tests start (never a fixed port)."""
+
+from __future__ import annotations
+
+import socket
+
+HOST = "127.0.0.1"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])

@@ -1,0 +1,108 @@
+"""Which jobs' task metrics belong to which JDBC write (pure parts of spark/job_statistics.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from lineage_operators.spark.job_statistics import (
+    ExecutionJobs,
+    add_job_statistics,
+    parse_executions,
+    tree_jobs,
+    wants_job_statistics,
+)
+from lineage_operators.spark.jvm import NONE, RSEP, SEP, SEP2
+from lineage_operators.spark.plan import ExecutionFacts, RelationFacts
+
+
+def _record(*fields: str) -> str:
+    return SEP.join(fields)
+
+
+def test_parse_executions_keeps_newer_ones_and_their_jobs() -> None:
+    text = RSEP.join(
+        [
+            _record("3", "3", "q3", ""),
+            _record("4", "3", "q4", f"7{SEP2}8"),
+            _record("5", "5", NONE, "9"),
+            _record("x", "5", "bad", ""),
+        ]
+    )
+    assert parse_executions(text, since_id=3) == [
+        ExecutionJobs(4, 3, "q4", (7, 8)),
+        ExecutionJobs(5, 5, None, (9,)),
+    ]
+    assert parse_executions(None) == []
+
+
+T1 = ("jdbc:postgresql://db/x", "t1")
+JT = ("file:/warehouse/jt",)
+
+# (executions, writes wanting statistics, expected query id -> jobs)
+CASES: list[tuple[str, list[ExecutionJobs], dict[str, set[Any]], dict[str, tuple[int, ...]]]] = [
+    (
+        "df.write.jdbc: the command has no job, its nested foreachPartition has",
+        [ExecutionJobs(0, 0, "save", ()), ExecutionJobs(1, 0, "fp", (0,))],
+        {"save": {T1}},
+        {"save": (0,)},
+    ),
+    (
+        "two writes of the task: each tree its own jobs",
+        [
+            ExecutionJobs(0, 0, "a", ()),
+            ExecutionJobs(1, 0, "fp1", (0,)),
+            ExecutionJobs(2, 2, "b", ()),
+            ExecutionJobs(3, 2, "fp2", (1, 2)),
+        ],
+        {"a": {T1}, "b": {T1}},
+        {"a": (0,), "b": (1, 2)},
+    ),
+    (
+        "INSERT INTO a JDBC relation: the nested save of the same table is not counted again",
+        [ExecutionJobs(3, 3, "insert", ()), ExecutionJobs(4, 3, "save", ()), ExecutionJobs(5, 3, "fp", (1,))],
+        {"insert": {T1}, "save": {T1}},
+        {"insert": (1,)},
+    ),
+    (
+        "INSERT INTO a JDBC-backed catalog table: table name and JDBC name both get the rows",
+        [ExecutionJobs(3, 3, "insert", ()), ExecutionJobs(4, 3, "save", ()), ExecutionJobs(5, 3, "fp", (1,))],
+        {"insert": {JT}, "save": {T1}},
+        {"insert": (1,), "save": (1,)},
+    ),
+    (
+        "a tree without a JDBC write gives nothing",
+        [ExecutionJobs(0, 0, "parquet", (0,))],
+        {},
+        {},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("executions", "writes", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_tree_jobs(
+    executions: list[ExecutionJobs], writes: dict[str, set[Any]], expected: dict[str, tuple[int, ...]]
+) -> None:
+    assert tree_jobs(executions, writes) == expected
+
+
+def test_only_jdbc_outputs_without_statistics_want_them() -> None:
+    assert wants_job_statistics(RelationFacts(jdbc_url="jdbc:x", jdbc_table="t", provider="jdbc"))
+    assert not wants_job_statistics(RelationFacts(jdbc_url="jdbc:x", provider="jdbc", rows=3))
+    assert not wants_job_statistics(RelationFacts(location="/data/out", provider="parquet"))
+
+
+def test_failed_writes_and_file_writes_touch_no_status_store() -> None:
+    """No JDBC write that succeeded: the status store is not read at all (the JVM objects are None)."""
+    failed = ExecutionFacts(
+        "save", False, query_id="q", outputs=[RelationFacts(jdbc_url="j", provider="jdbc")]
+    )
+    files = ExecutionFacts(
+        "save", True, query_id="r", outputs=[RelationFacts(location="/out", provider="parquet")]
+    )
+    add_job_statistics(None, None, [failed, files])  # type: ignore[arg-type]
+    assert failed.outputs[0].rows is None
+    assert files.outputs[0].rows is None
