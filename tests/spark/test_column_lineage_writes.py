@@ -195,23 +195,53 @@ def test_limits(spark: Any, orders: Path, tmp_path: Path, caplog: pytest.LogCapt
     assert off._columns is None  # the reader of plan JSON was never made
 
 
-def test_plan_size_guard(
+def test_plan_size_guard(spark: Any, orders: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A plan reading more leaf columns than column_lineage_max_plan_leaf_columns is not serialized."""
+    caplog.set_level(logging.INFO, logger="lineage_operators")
+    out = tmp_path / "out"
+    frame = spark.read.parquet(str(orders)).select("order_id")  # the leaf still has 4 columns
+    settings = ColumnLineageSettings(max_plan_leaf_columns=3)
+    _, result = run_captured(spark, lambda: frame.write.parquet(str(out)), column_lineage=settings)
+    assert "columnLineage" not in get(result.outputs, out).facets
+    assert "schema" in get(result.outputs, out).facets
+    assert caplog.text.count("the plan reads 4 leaf columns (more than 3)") == 1
+
+
+def test_without_the_compact_writer_to_json_is_used_within_its_guard(
     spark: Any,
     orders: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """A plan reading more leaf columns than the guard allows is not serialized: one log line, no facet."""
+    """Where the plan writer cannot be compiled, toJSON gives the same facet, for plans within the
+    (lower) toJSON guard only."""
     from lineage_operators.spark import plan_json
 
-    monkeypatch.setattr(plan_json, "MAX_PLAN_LEAF_COLUMNS", 3)
     caplog.set_level(logging.INFO, logger="lineage_operators")
-    out = tmp_path / "out"
-    frame = spark.read.parquet(str(orders)).select("order_id")  # the leaf still has 4 columns
-    _, result = run_captured(spark, lambda: frame.write.parquet(str(out)))
-    assert "columnLineage" not in get(result.outputs, out).facets
-    assert "schema" in get(result.outputs, out).facets
+    frame = spark.read.parquet(str(orders)).where("status = 'paid'")
+    frame = frame.selectExpr("order_id", "amount * 2 AS a2")
+
+    def facet(name: str) -> Any:
+        out = tmp_path / name
+        _, result = run_captured(spark, lambda: frame.write.parquet(str(out)))
+        return get(result.outputs, out).facets.get("columnLineage")
+
+    compact = facet("compact")
+    to_json_calls: list[Any] = []
+    original = plan_json.PlanJsonReader._to_json
+    monkeypatch.setattr(plan_json, "compact_writer", lambda tools: None)
+
+    def to_json(self: Any, root: Any) -> Any:
+        to_json_calls.append(root)
+        return original(self, root)
+
+    monkeypatch.setattr(plan_json.PlanJsonReader, "_to_json", to_json)
+    assert compact is not None
+    assert facet("to_json") == compact
+    assert len(to_json_calls) == 1
+    monkeypatch.setattr(plan_json, "TO_JSON_MAX_LEAF_COLUMNS", 3)
+    assert facet("guarded") is None
     assert caplog.text.count("the plan reads 4 leaf columns (more than 3)") == 1
 
 

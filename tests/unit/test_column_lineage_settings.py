@@ -78,3 +78,22 @@ def test_operator_passes_its_arguments_to_the_capture(monkeypatch: pytest.Monkey
 
     op._start_capture(Session(), Spec())  # type: ignore[arg-type]
     assert seen["settings"] == ColumnLineageSettings(True, "fields", 50)
+
+
+def test_plan_leaf_column_guard_from_the_config(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert resolve_settings().max_plan_leaf_columns == 100_000
+    monkeypatch.setenv("AIRFLOW__LINEAGE_OPERATORS__COLUMN_LINEAGE_MAX_PLAN_LEAF_COLUMNS", "250")
+    assert resolve_settings() == ColumnLineageSettings(max_plan_leaf_columns=250)
+    monkeypatch.setenv("AIRFLOW__LINEAGE_OPERATORS__COLUMN_LINEAGE_MAX_PLAN_LEAF_COLUMNS", "0")
+    assert resolve_settings().max_plan_leaf_columns == 100_000
+    assert "column_lineage_max_plan_leaf_columns = '0' (invalid)" in caplog.text
+
+
+def test_capture_reader_gets_the_plan_leaf_column_guard() -> None:
+    from lineage_operators.spark.capture import _column_reader
+
+    reader = _column_reader(object(), ColumnLineageSettings(max_columns=9, max_plan_leaf_columns=42))
+    assert (reader._max_columns, reader._max_leaf_columns) == (9, 42)
+    assert _column_reader(object(), ColumnLineageSettings(enabled=False)) is None

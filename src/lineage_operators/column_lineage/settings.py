@@ -9,6 +9,7 @@ bad value is logged and the default used: lineage never fails a task).
     column_lineage = True                              # read the plan's columns at all
     column_lineage_dataset_dependencies = dataset      # or: fields
     column_lineage_max_columns = 1000                  # wider outputs get no columnLineage facet
+    column_lineage_max_plan_leaf_columns = 100000      # plans reading more columns are not serialized
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ DATASET = "dataset"
 FIELDS = "fields"
 DEPENDENCY_MODES = (DATASET, FIELDS)
 DEFAULT_MAX_COLUMNS = 1000
+#: Plans whose leaves (scans, relations) output more columns in all are not serialized: their outputs
+#: get no columnLineage facet. The compact plan writer takes ~2 s per 100,000 leaf columns.
+DEFAULT_MAX_PLAN_LEAF_COLUMNS = 100_000
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ class ColumnLineageSettings:
     enabled: bool = True
     dataset_dependencies: str = DATASET
     max_columns: int = DEFAULT_MAX_COLUMNS
+    max_plan_leaf_columns: int = DEFAULT_MAX_PLAN_LEAF_COLUMNS
 
 
 def validate(
@@ -67,7 +72,10 @@ def resolve_settings(
         dataset_dependencies = _config_value("column_lineage_dataset_dependencies", DATASET, _to_mode)
     if max_columns is None:
         max_columns = _config_value("column_lineage_max_columns", DEFAULT_MAX_COLUMNS, _to_count)
-    return ColumnLineageSettings(bool(enabled), dataset_dependencies, max_columns)
+    max_leaf_columns = _config_value(
+        "column_lineage_max_plan_leaf_columns", DEFAULT_MAX_PLAN_LEAF_COLUMNS, _to_count
+    )
+    return ColumnLineageSettings(bool(enabled), dataset_dependencies, max_columns, max_leaf_columns)
 
 
 def _config_value(key: str, default: Any, convert: Any) -> Any:
@@ -113,6 +121,7 @@ __all__ = [
     "CONFIG_SECTION",
     "DATASET",
     "DEFAULT_MAX_COLUMNS",
+    "DEFAULT_MAX_PLAN_LEAF_COLUMNS",
     "DEPENDENCY_MODES",
     "FIELDS",
     "ColumnLineageSettings",

@@ -413,7 +413,9 @@ def _column_reader(tools: Any, settings: Any) -> Any:
     from lineage_operators.spark.plan_json import PlanJsonReader
 
     settings = settings or ColumnLineageSettings()
-    return PlanJsonReader(tools, settings.max_columns) if settings.enabled else None
+    if not settings.enabled:
+        return None
+    return PlanJsonReader(tools, settings.max_columns, settings.max_plan_leaf_columns)
 
 
 __all__ = ["SUBSET_MAX_LOCATIONS_CONF", "CaptureResult", "SparkLineageCapture", "build_result"]

@@ -5,7 +5,8 @@ them. Instead we compose ``java.lang.invoke`` method handles (getter chains, typ
 exception fallbacks, string joins) into a ``scala.Function1`` with
 ``MethodHandleProxies.asInterfaceInstance`` and run ``seq.map(fn).mkString(sep)`` inside the JVM:
 a constant number of round trips whatever the plan size. Only JDK and Scala library APIs are used;
-no JVM code ships with this package.
+the one piece of JVM code this package ships is the compact plan writer of column lineage
+(:mod:`lineage_operators.spark.plan_writer`, Java source compiled at run time).
 
 Every built function is total: a missing method, a failed cast or an exception yields
 :data:`NONE` for that field instead of failing the whole record.

@@ -1,15 +1,19 @@
-"""The written query's analyzed plan as Spark's own JSON, for column lineage.
+"""The written query's analyzed plan as JSON, for column lineage.
 
 Runs in the listener callback of a write execution, next to :class:`~lineage_operators.spark.plan.PlanReader`:
 
 1. one py4j call reads the command's query facts: the written column names and their count
    (outputs wider than ``max_columns`` stop here, before any JSON is made);
-2. one py4j call serializes the query with ``TreeNode.toJSON()`` *and writes it to a temporary
-   file JVM-side* (``java.nio.file.Files.writeString``); Python reads the file. A py4j reply over
-   8 KiB waits ~40 ms on Nagle's algorithm and a chunked read costs a round trip per 3,000
-   characters, while plan JSON is easily megabytes: the file costs one call whatever the size
-   (measured on the large-plan benchmark, see benchmarks/RESULTS.md). If the file cannot be used
-   (a JVM on another host), the text is read in chunks instead.
+2. one py4j call serializes the query *and writes it to a temporary file JVM-side*; Python reads
+   the file. A py4j reply over 8 KiB waits ~40 ms on Nagle's algorithm and a chunked read costs a
+   round trip per 3,000 characters, while plan JSON is easily megabytes: the file costs one call
+   whatever the size (measured on the large-plan benchmark, see benchmarks/RESULTS.md). If the
+   file cannot be used (a JVM on another host), the text is read in chunks instead.
+
+The serializer is the compact plan writer (:mod:`lineage_operators.spark.plan_writer`): the shape
+of ``TreeNode.toJSON()`` with only the fields the engine reads, 10-30 times smaller and faster on
+wide plans. Where it cannot be compiled, ``TreeNode.toJSON()`` itself is used, for plans of at
+most :data:`TO_JSON_MAX_LEAF_COLUMNS` leaf columns.
 
 The plan engine (:func:`lineage_operators.column_lineage.lineage_of_plan`) then runs right away in
 plain Python, so only the small lineage result is kept, never the JSON. Every failure is caught:
@@ -27,8 +31,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from lineage_operators._logging import get_logger
+from lineage_operators.column_lineage.settings import DEFAULT_MAX_PLAN_LEAF_COLUMNS
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.jvm import NONE, SEP, JvmTools, split_list
+from lineage_operators.spark.plan_writer import compact_writer
 
 log = get_logger(__name__)
 
@@ -55,12 +61,12 @@ QUERY_COMMANDS: tuple[tuple[str, bool], ...] = (
     (f"{_CMD}.InsertIntoDataSourceDirCommand", False),
 )
 
-#: Plans reading more leaf columns than this get no column lineage (one log line). ``toJSON`` costs
-#: about 1 KiB of JSON and 0.1-0.2 ms (JVM + Python) per leaf column of a plan, plus a JVM heap of
-#: a few hundred bytes per JSON byte while json4s renders it: the large-plan benchmark at 10x (a
-#: 50-way union of 300 columns, 15,350 leaf columns) makes 15.8 MB of JSON and seconds of work,
-#: more than 1% of the task. See benchmarks/RESULTS.md.
-MAX_PLAN_LEAF_COLUMNS = 5000
+#: Without the compact writer, plans reading more leaf columns than this get no column lineage (one
+#: log line). ``toJSON`` costs about 1 KiB of JSON and 0.1-0.2 ms (JVM + Python) per leaf column of
+#: a plan, plus a JVM heap of a few hundred bytes per JSON byte while json4s renders it: the
+#: large-plan benchmark at 10x (a 50-way union of 300 columns, 15,350 leaf columns) makes 15.8 MB
+#: of JSON and seconds of work, more than 1% of the task. See benchmarks/RESULTS.md.
+TO_JSON_MAX_LEAF_COLUMNS = 5000
 
 _logged: set[str] = set()
 _logged_lock = threading.Lock()
@@ -149,11 +155,14 @@ def _write_to(t: JvmTools, path: str) -> Any:
 class PlanJsonReader:
     """Reads the column lineage of write executions; one per capture (owns one temporary file)."""
 
-    def __init__(self, tools: JvmTools, max_columns: int) -> None:
+    def __init__(
+        self, tools: JvmTools, max_columns: int, max_leaf_columns: int = DEFAULT_MAX_PLAN_LEAF_COLUMNS
+    ) -> None:
         self._t = tools
         self._max_columns = max_columns
+        self._max_leaf_columns = max_leaf_columns
         self._path: str | None = None
-        self._write_fn: Any = None
+        self._to_json_fn: Any = None
         self._use_file = True
         self._lock = threading.Lock()
 
@@ -170,12 +179,16 @@ class PlanJsonReader:
 
     def _read(self, root: Any, inputs: Iterable[Any]) -> Any:
         leaf_columns = len({expr_id for rel in inputs for expr_id in rel.expr_ids})
-        if leaf_columns > MAX_PLAN_LEAF_COLUMNS:
+        writer = compact_writer(self._t) if leaf_columns <= self._max_leaf_columns else None
+        limit = self._max_leaf_columns
+        if writer is None:
+            limit = min(limit, TO_JSON_MAX_LEAF_COLUMNS)
+        if leaf_columns > limit:
             log.info(
                 "lineage capture: the plan reads %d leaf columns (more than %d): no columnLineage facet, "
                 "serializing it would slow the task",
                 leaf_columns,
-                MAX_PLAN_LEAF_COLUMNS,
+                limit,
             )
             return None
         try:
@@ -197,7 +210,7 @@ class PlanJsonReader:
             return None
         names = split_list(names_text) if names_text and names_text != NONE else None
         with self._lock:
-            text = self._json(root)
+            text = self._json(root, writer, leaf_columns)
         if not text:
             return None
         try:
@@ -228,20 +241,40 @@ class PlanJsonReader:
                 with contextlib.suppress(OSError):
                     os.unlink(self._path)
                 self._path = None
-                self._write_fn = None
+                self._to_json_fn = None
 
-    def _json(self, root: Any) -> str | None:
-        if self._use_file:
+    def _json(self, root: Any, writer: Any, leaf_columns: int) -> str | None:
+        if writer is not None:
             try:
-                return self._json_via_file(root)
+                return self._compact_json(root, writer)
             except Exception as exc:
-                self._use_file = False
                 log_once(
-                    "file",
+                    "compact",
                     logging.INFO,
-                    "lineage capture: plan JSON through a file failed (%s); reading it over py4j",
+                    "lineage capture: the compact plan writer failed (%s); using toJSON",
                     describe(exc),
                 )
+                if leaf_columns > TO_JSON_MAX_LEAF_COLUMNS:
+                    return None
+        return self._to_json(root)
+
+    def _compact_json(self, root: Any, writer: Any) -> str | None:
+        query_of = self._t.cached("plan_json.query_of", lambda t: t.function(_query_of(t)))
+        if self._use_file:
+            written = writer.write(query_of, root, self._file())
+            if not written:
+                return None
+            if not written.startswith("!"):
+                return self._read_file()
+            self._file_failed(written[1:])
+        return self._t.read(writer.render(query_of, root))
+
+    def _to_json(self, root: Any) -> str | None:
+        if self._use_file:
+            try:
+                return self._to_json_via_file(root)
+            except Exception as exc:
+                self._file_failed(exc)
         try:
             builder = self._t.cached(
                 "plan_json.to_json_builder", lambda t: t.function(t.builder(_build_to_json(t)))
@@ -252,18 +285,34 @@ class PlanJsonReader:
             return None
         return None if not text or text == NONE else text
 
-    def _json_via_file(self, root: Any) -> str | None:
+    def _file(self) -> str:
         if self._path is None:
             fd, self._path = tempfile.mkstemp(prefix="lineage-plan-", suffix=".json")
             os.close(fd)
-            self._write_fn = _write_to(self._t, self._path)
-        written = self._t.read(self._write_fn.apply(root))
+        return self._path
+
+    def _read_file(self) -> str:
+        with open(self._file(), encoding="utf-8") as handle:
+            return handle.read()
+
+    def _file_failed(self, reason: Exception | str) -> None:
+        self._use_file = False
+        log_once(
+            "file",
+            logging.INFO,
+            "lineage capture: plan JSON through a file failed (%s); reading it over py4j",
+            describe(reason) if isinstance(reason, Exception) else reason[:300],
+        )
+
+    def _to_json_via_file(self, root: Any) -> str | None:
+        if self._to_json_fn is None:
+            self._to_json_fn = _write_to(self._t, self._file())
+        written = self._t.read(self._to_json_fn.apply(root))
         if not written or written == NONE:
             # toJSON failed (a node that cannot be serialized): tell the chunked path to skip too
             log_once("tojson", logging.WARNING, "lineage capture: a plan could not be serialized to JSON")
             return None
-        with open(self._path, encoding="utf-8") as handle:
-            return handle.read()
+        return self._read_file()
 
 
 __all__ = ["PlanJsonReader", "expr_ids_field", "log_once", "parse_expr_ids"]

@@ -1,0 +1,232 @@
+// Compiled at run time by Janino (the compiler Spark's code generation uses), once per JVM, by
+// lineage_operators.spark.plan_writer. Writes a plan in the shape of Spark's TreeNode.toJSON() (a
+// pre-order array of nodes with "class" and "num-children", expressions held by a field as nested
+// arrays, a child held by a field as its index) but only with the fields the column-lineage engine
+// reads, and class names without their package: no data types (bar casts), metadata, qualifiers,
+// statistics or relation objects, which are most of toJSON's bytes and time on a wide plan.
+// Janino compiles a subset of Java: no generics, lambdas or enhanced for loops here.
+package lineage_operators;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
+
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.Cast;
+import org.apache.spark.sql.catalyst.expressions.ExprId;
+import org.apache.spark.sql.catalyst.trees.TreeNode;
+import org.apache.spark.sql.types.DataType;
+
+public class PlanWriter {
+    /** Constructor fields the engine reads (lineage_operators.column_lineage: plan_walk, expressions). */
+    private static final Set FIELDS = new HashSet(Arrays.asList(new String[] {
+        "name", "exprId", "condition", "projectList", "output", "aggregateExpressions",
+        "groupingExpressions", "windowExpressions", "order", "joinType", "exists", "generator",
+        "generatorOutput", "unrequiredChildIndex", "projections", "plan", "id", "cteId",
+        "outputAttrIds", "loopId", "isAll", "keys", "dataCols", "partitionCols", "e", "right",
+        "replacement", "query"
+    }));
+
+    /**
+     * Writes the compact JSON of {@code queryOf.apply(root)} to {@code path}: returns the path, null
+     * if that is not a plan, or "!" and the message if the file cannot be written.
+     */
+    public String write(scala.Function1 queryOf, Object root, String path) {
+        StringBuilder text = render(queryOf, root);
+        if (text == null) {
+            return null;
+        }
+        try {
+            Files.write(Paths.get(path, new String[0]), text.toString().getBytes(StandardCharsets.UTF_8),
+                new java.nio.file.OpenOption[0]);
+        } catch (java.io.IOException e) {
+            return "!" + e;
+        }
+        return path;
+    }
+
+    /** The compact JSON of {@code queryOf.apply(root)}; null if that is not a plan. */
+    public StringBuilder render(scala.Function1 queryOf, Object root) {
+        Object query = queryOf.apply(root);
+        if (!(query instanceof TreeNode)) {
+            return null;
+        }
+        StringBuilder out = new StringBuilder(1 << 16);
+        tree((TreeNode) query, out);
+        return out;
+    }
+
+    /** A node and its descendants, pre-order, as one JSON array (iterative: plans can be deep). */
+    private void tree(TreeNode root, StringBuilder out) {
+        ArrayDeque stack = new ArrayDeque();
+        stack.push(new Object[] {root, Boolean.FALSE});
+        out.append('[');
+        boolean first = true;
+        ArrayList children = new ArrayList();
+        while (!stack.isEmpty()) {
+            Object[] item = (Object[]) stack.pop();
+            TreeNode node = (TreeNode) item[0];
+            if (!first) {
+                out.append(',');
+            }
+            first = false;
+            node(node, ((Boolean) item[1]).booleanValue(), out);
+            children.clear();
+            scala.collection.Iterator it = node.children().iterator();
+            while (it.hasNext()) {
+                children.add(it.next());
+            }
+            Boolean isCast = node instanceof Cast ? Boolean.TRUE : Boolean.FALSE;
+            for (int i = children.size() - 1; i >= 0; i--) {
+                stack.push(new Object[] {children.get(i), isCast});
+            }
+        }
+        out.append(']');
+    }
+
+    /** One node's object; {@code underCast}: its data type matters (a cast's child). */
+    private void node(TreeNode node, boolean underCast, StringBuilder out) {
+        out.append("{\"class\":");
+        string(shortName(node.getClass()), out);
+        out.append(",\"num-children\":").append(node.children().size());
+        boolean wroteId = false;
+        scala.collection.Iterator names = node.productElementNames();
+        scala.collection.Iterator values = node.productIterator();
+        while (names.hasNext() && values.hasNext()) {
+            String name = (String) names.next();
+            Object value = values.next();
+            boolean typed = "dataType".equals(name) && (underCast || node instanceof Cast);
+            if (!typed && !FIELDS.contains(name)) {
+                continue;
+            }
+            out.append(",\"").append(name).append("\":");
+            value(node, value, out);
+            wroteId = wroteId || "exprId".equals(name);
+        }
+        if (!wroteId && (node instanceof Attribute || node instanceof Alias)) {
+            // their exprId is in the second parameter list, outside productElementNames
+            ExprId id = node instanceof Alias ? ((Alias) node).exprId() : ((Attribute) node).exprId();
+            out.append(",\"exprId\":");
+            exprId(id, out);
+        }
+        out.append('}');
+    }
+
+    private void value(TreeNode owner, Object value, StringBuilder out) {
+        if (value == null) {
+            out.append("null");
+        } else if (value instanceof TreeNode) {
+            int index = childIndex(owner, value);
+            if (index >= 0) {
+                out.append(index);
+            } else {
+                tree((TreeNode) value, out);
+            }
+        } else if (value instanceof String) {
+            string((String) value, out);
+        } else if (value instanceof Integer || value instanceof Long || value instanceof Short
+                || value instanceof Byte || value instanceof Boolean) {
+            out.append(value.toString());
+        } else if (value instanceof ExprId) {
+            exprId((ExprId) value, out);
+        } else if (value instanceof DataType) {
+            out.append(((DataType) value).json());
+        } else if (value instanceof scala.Option) {
+            scala.Option option = (scala.Option) value;
+            if (option.isEmpty()) {
+                out.append("null");
+            } else {
+                value(owner, option.get(), out);
+            }
+        } else if (value instanceof scala.collection.Iterable) {
+            out.append('[');
+            scala.collection.Iterator it = ((scala.collection.Iterable) value).iterator();
+            boolean first = true;
+            while (it.hasNext()) {
+                if (!first) {
+                    out.append(',');
+                }
+                first = false;
+                value(owner, it.next(), out);
+            }
+            out.append(']');
+        } else if (value instanceof scala.Product) {
+            product((scala.Product) value, owner, out);
+        } else {
+            out.append("null");
+        }
+    }
+
+    /** A case object as {"object": class}, a case class (ExistenceJoin) with its read fields. */
+    private void product(scala.Product product, TreeNode owner, StringBuilder out) {
+        String cls = shortName(product.getClass());
+        if (product.productArity() == 0 && cls.endsWith("$")) {
+            out.append("{\"object\":");
+            string(cls, out);
+            out.append('}');
+            return;
+        }
+        out.append("{\"product-class\":");
+        string(cls, out);
+        scala.collection.Iterator names = product.productElementNames();
+        scala.collection.Iterator values = product.productIterator();
+        while (names.hasNext() && values.hasNext()) {
+            String name = (String) names.next();
+            Object value = values.next();
+            if (FIELDS.contains(name)) {
+                out.append(",\"").append(name).append("\":");
+                value(owner, value, out);
+            }
+        }
+        out.append('}');
+    }
+
+    /** The class name without its package: the engine matches short names (a third of the bytes). */
+    private static String shortName(Class cls) {
+        String name = cls.getName();
+        return name.substring(name.lastIndexOf('.') + 1);
+    }
+
+    /** The index of {@code value} among {@code owner}'s children (by reference), or -1. */
+    private static int childIndex(TreeNode owner, Object value) {
+        scala.collection.Iterator it = owner.children().iterator();
+        int index = 0;
+        while (it.hasNext()) {
+            if (it.next() == value) {
+                return index;
+            }
+            index++;
+        }
+        return -1;
+    }
+
+    private static void exprId(ExprId id, StringBuilder out) {
+        out.append("{\"id\":").append(id.id()).append('}');
+    }
+
+    private static void string(String text, StringBuilder out) {
+        out.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20) {
+                String hex = Integer.toHexString(c);
+                out.append("\\u");
+                for (int pad = hex.length(); pad < 4; pad++) {
+                    out.append('0');
+                }
+                out.append(hex);
+            } else {
+                out.append(c);
+            }
+        }
+        out.append('"');
+    }
+}
