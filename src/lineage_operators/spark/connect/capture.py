@@ -19,6 +19,9 @@ How it works:
 * One exception to "resolve at the end": a statement that makes a table disappear (DROP, RENAME,
   REPLACE, ``saveAsTable`` overwrite...) first resolves the plans that already ran, while their
   tables still exist. Their lookups run on the task's thread, before the statement is sent.
+* Requests sent by a thread that works for another capture (:mod:`..ownership`: a thread an
+  earlier task started and left running, another task's thread) are not the task's; the
+  interceptor runs on the sending thread, so this needs no server call.
 * A plan that cannot be resolved (server slow, analysis error) loses its lineage only, with one
   warning; resolution stops after ``budget`` seconds in total (one warning). Nothing here raises
   into the task or changes what runs: the interceptor only observes.
@@ -96,6 +99,7 @@ class SparkConnectLineageCapture(PlanListener):
         self._spent = 0.0
         self._out_of_budget = False
         self._result: CaptureResult | None = None
+        self._owner: Any = None  # ownership.Owner: marks the task's threads
 
     @property
     def active(self) -> bool:
@@ -115,7 +119,10 @@ class SparkConnectLineageCapture(PlanListener):
             from lineage_operators.spark.connect.interceptor import attach
             from lineage_operators.spark.connect.resolver import ConnectResolver
             from lineage_operators.spark.connect.server import ServerLookups
+            from lineage_operators.spark.ownership import Owner, claim
 
+            self._owner = Owner()
+            claim(self._owner)
             self._interceptor = attach(self._spark, self)
             self._lookups = ServerLookups(self._spark, self._interceptor.paused)
             self._resolver = ConnectResolver(self._lookups)
@@ -138,6 +145,10 @@ class SparkConnectLineageCapture(PlanListener):
             return self._result
         was_started = self._state == "started"
         self._state = "stopped"
+        if self._owner is not None:
+            from lineage_operators.spark.ownership import release
+
+            release(self._owner)
         if self._interceptor is not None:
             try:
                 from lineage_operators.spark.connect.interceptor import detach
@@ -159,7 +170,7 @@ class SparkConnectLineageCapture(PlanListener):
     # -- interceptor callbacks (task thread) ------------------------------------------------------
 
     def on_request(self, request: Any) -> None:
-        if self._state != "started":
+        if self._state != "started" or self._sent_for_another_capture():
             return
         with self._lock:
             if request.operation_id and request.operation_id in self._operations:
@@ -169,6 +180,12 @@ class SparkConnectLineageCapture(PlanListener):
             flush = len(self._requests) > 1 and _destructive(request)
         if flush:  # resolve what ran before, while its tables still exist (the request is not sent yet)
             self._resolve_pending(upto=request.operation_id)
+
+    def _sent_for_another_capture(self) -> bool:
+        from lineage_operators.spark.ownership import marks_of_current_thread, verdict
+
+        owner = self._owner
+        return owner is not None and verdict(marks_of_current_thread(), owner.tag) == "other"
 
     def on_response(self, operation_id: str, response: Any) -> None:
         if response.HasField("result_complete"):
