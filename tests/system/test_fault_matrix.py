@@ -259,7 +259,9 @@ def shared_session(base_dir: Path) -> Iterator[Any]:
         session.stop()
 
 
-def test_a_shared_session_keeps_each_tasks_threads_in_its_own_lineage(run_dag, base_dir: Path, shared_session):
+def test_a_shared_session_keeps_each_tasks_threads_in_its_own_lineage(
+    run_dag, base_dir: Path, shared_session
+):
     """7: executions belong to the task whose thread ran them, extra threads included."""
     result = run_dag(load_dag_file(DAGS, "shared_session_dag"))
     assert result.task_states == {"a": "success", "b": "success"}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -90,6 +89,15 @@ def _py4j_function(body: Callable[[], Any]) -> Callable[[], Any]:
     return function
 
 
+def _user_code(spark_call: Callable[[], Any]) -> Callable[[], None]:
+    """A thread target of the user's that calls Spark (py4j is not the thread's own target)."""
+
+    def run() -> None:
+        spark_call()
+
+    return run
+
+
 class Tags:
     """A fake JVM: job tags per Python thread, as pinned-thread mode keeps them."""
 
@@ -127,7 +135,7 @@ def test_threads_started_during_a_capture_are_tagged_on_their_first_spark_call(j
     claim(a)
     assert jvm.by_thread == {"MainThread": {a.tag}}
     assert ownership.marks_of_current_thread() == (a.tag,)
-    _run("a-writer", lambda: spark_call())
+    _run("a-writer", _user_code(spark_call))
     _run("a-pure-python", lambda: sum(range(1000)))  # never calls Spark: no tag, no JVM call
     release(a)
     assert jvm.by_thread == {"MainThread": set(), "a-writer": {a.tag}}
@@ -136,7 +144,7 @@ def test_threads_started_during_a_capture_are_tagged_on_their_first_spark_call(j
 
     b = jvm.owner()
     claim(b)
-    _run("b-writer", lambda: spark_call())
+    _run("b-writer", _user_code(spark_call))
     release(b)
     assert jvm.by_thread["b-writer"] == {b.tag}
     assert jvm.by_thread["MainThread"] == set()
@@ -160,7 +168,34 @@ def test_a_thread_that_outlives_its_task_before_calling_spark_is_tagged_when_the
     assert seen == [(a.tag,)]
 
 
-def test_py4j_threads_and_forked_hooks_are_left_alone(jvm: Tags) -> None:
+def test_a_busy_pure_python_thread_is_tagged_after_the_call_budget(
+    jvm: Tags, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ownership, "CALL_BUDGET", 50)
+    a = jvm.owner()
+    claim(a)
+    profiled: list[Any] = []
+
+    def busy() -> None:
+        for _ in range(100):
+            abs(_plus_one(0))
+        profiled.append(sys.getprofile())  # the hook is gone: the rest of the thread runs unprofiled
+
+    try:
+        _run("busy", busy)
+        _run("short", lambda: _plus_one(0))
+    finally:
+        release(a)
+    assert jvm.by_thread["busy"] == {a.tag}
+    assert profiled == [None]
+    assert "short" not in jvm.by_thread
+
+
+def _plus_one(value: int) -> int:
+    return value + 1
+
+
+def test_py4j_threads_are_left_alone(jvm: Tags) -> None:
     a = jvm.owner()
     claim(a)
     try:

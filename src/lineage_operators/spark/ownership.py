@@ -16,9 +16,11 @@ The mark travels with the thread's work:
 * Classic sessions: as a Spark job tag (``SparkContext.addJobTag``; tags are per JVM thread and
   pyspark's default pinned-thread mode gives each Python thread its own). The capture's thread is
   tagged when the capture starts and untagged when it stops. A new thread is tagged by its hook
-  just before its first py4j call (so a thread that never calls Spark costs no py4j call) or, if
-  its task ends first, at that moment; until then the hook only checks each Python call for a
-  py4j frame. The capture reads the tags of each execution's jobs from Spark's status store.
+  just before its first py4j call, so a short thread that never calls Spark costs no py4j call.
+  Until then the hook looks at each Python call of the thread (~1 us each); it tags the thread at
+  once when the task ends first (so the next task cannot take it) or after :data:`CALL_BUDGET`
+  calls (so a busy pure-Python thread pays a few ms, not a slowdown). The capture reads the tags
+  of each execution's jobs from Spark's status store.
 * Spark Connect: the gRPC interceptor runs on the calling thread and asks
   :func:`marks_of_current_thread`.
 
@@ -171,36 +173,42 @@ def _on_thread_start(frame: FrameType, event: str, arg: Any) -> None:
                 return
             _marks[threading.current_thread()] = owners
         if any(o.tagger is not None for o in owners):
-            sys.setprofile(_FirstSparkCall(owners))
+            sys.setprofile(_first_spark_call(owners))
     except Exception:
         sys.setprofile(None)
 
 
-class _FirstSparkCall:
-    """Profile hook of one new thread until it calls py4j (then the JVM thread is tagged) or its
-    innermost capture stops (then it is tagged at once, so the next task cannot take it)."""
+#: Python calls a new thread may make before its first py4j call while its hook watches it: past
+#: this (a few ms of profiling) it is tagged at once, so a busy pure-Python thread is not slowed.
+CALL_BUDGET = 2000
 
-    __slots__ = ("_innermost", "_owners")
 
-    def __init__(self, owners: tuple[Owner, ...]) -> None:
-        self._owners = owners
-        self._innermost = owners[-1]
+def _first_spark_call(owners: tuple[Owner, ...], budget: int | None = None) -> Callable[..., None]:
+    """Profile hook of one new thread: tags the thread's JVM thread just before its first py4j call,
+    or at once when its innermost capture stops (so the next task cannot take the thread) or after
+    ``budget`` Python calls (so profiling stays cheap); then removes itself."""
+    innermost = owners[-1]
+    left = CALL_BUDGET if budget is None else budget
 
-    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+    def hook(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal left
         if event != "call":
             return
+        left -= 1
         try:
             if frame.f_globals.get("__name__", "").startswith("py4j"):
                 sys.setprofile(None)
                 caller = frame.f_back
                 if caller is None or caller.f_globals.get("__name__") == "threading":
                     return  # py4j's own thread (callback server, finalizer): not the task's
-                tag_current_thread(self._owners)
-            elif not self._innermost.active:
+                tag_current_thread(owners)
+            elif left <= 0 or not innermost.active:
                 sys.setprofile(None)
-                tag_current_thread(self._owners)
+                tag_current_thread(owners)
         except Exception:
             sys.setprofile(None)
+
+    return hook
 
 
 def tag_current_thread(owners: Iterable[Owner]) -> None:
