@@ -22,8 +22,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lineage_operators._logging import get_logger
+from lineage_operators.spark._errors import describe
 from lineage_operators.spark.jvm import RSEP, JvmTools, split_list, split_records
 from lineage_operators.spark.ownership import verdict
+
+log = get_logger(__name__)
 
 _UI = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
 _APP_STORE = "org.apache.spark.status.AppStatusStore"
@@ -55,8 +59,8 @@ def attributed(
     """
     by_query = {r.query_id: r for r in records if r.query_id}
     root_tags: dict[int, set[str]] = {}
-    for record in records:
-        root_tags.setdefault(record.root_id, set()).update(record.job_tags)
+    for each in records:
+        root_tags.setdefault(each.root_id, set()).update(each.job_tags)
     kept = []
     for execution in facts:
         record = by_query.get(execution.query_id) if execution.query_id else None
@@ -80,6 +84,38 @@ def _in_window(
     if facts.qe_id is not None and facts.qe_id > qe_watermark:
         return True
     return record is not None and record.execution_id > exec_watermark
+
+
+def claim_task_threads(sc: Any) -> Any:
+    """This capture's mark on the task's threads (:mod:`.ownership`), or None where Spark cannot
+    keep it: without pinned-thread mode, Python threads share JVM threads (and their job tags)."""
+    from py4j.clientserver import ClientServer
+
+    from lineage_operators.spark.fork_safety import protect_py4j_connections_from_forks
+    from lineage_operators.spark.ownership import Owner, claim
+
+    if not isinstance(sc._gateway, ClientServer):
+        return None
+    # a tag lives on the JVM thread of a py4j connection: the provider's forked emitter must not
+    # close the connection (py4j would reconnect the thread to a new, untagged JVM thread)
+    protect_py4j_connections_from_forks()
+
+    def tag(value: str) -> None:
+        jsc = sc._jsc
+        if jsc is not None:  # the session may be stopped when a late thread is tagged
+            jsc.addJobTag(value)
+
+    def untag(value: str) -> None:
+        jsc = sc._jsc
+        if jsc is not None:
+            jsc.removeJobTag(value)
+
+    owner = Owner(tag, untag)
+    try:
+        claim(owner)
+    except Exception as exc:
+        log.info("lineage capture: the task's thread could not be tagged: %s", describe(exc))
+    return owner
 
 
 def read_records(
@@ -128,4 +164,4 @@ def _fields(t: JvmTools, app_store: Any) -> list[Any]:
     return [t.step(_UI, "executionId"), t.step(_UI, "rootExecutionId"), t.step(_UI, "queryId"), job_tags]
 
 
-__all__ = ["ExecutionRecord", "attributed", "read_records"]
+__all__ = ["ExecutionRecord", "attributed", "claim_task_threads", "read_records"]

@@ -130,6 +130,7 @@ class SparkLineageCapture:
     def _start(self) -> None:
         from lineage_operators.redaction import redact_url
         from lineage_operators.spark import listener as lst
+        from lineage_operators.spark.attribution import claim_task_threads
         from lineage_operators.spark.jvm import tools_for
         from lineage_operators.spark.plan import PlanReader
 
@@ -154,7 +155,7 @@ class SparkLineageCapture:
         self._jlistener = lst.java_proxy(self._gateway.jvm, self._listener)
         jss.listenerManager().register(self._jlistener)
         self._rdd_jobs = _start_rdd_jobs(self._tools, sc._jsc)
-        self._owner = _claim_threads(sc)
+        self._owner = claim_task_threads(sc)
 
     def snapshot(self) -> CaptureResult:
         """Everything attributed so far (drains pending callbacks first); capture continues."""
@@ -272,9 +273,10 @@ class SparkLineageCapture:
                 since = self._exec_watermark if self._exec_watermark is not None else -1
                 jss, jsc = self._spark._jsparkSession, self._spark.sparkContext._jsc
                 records = read_records(self._tools, jss, jsc, since, self._app_id)
-            except Exception as exc:  # no status store (session stopped...): the time window alone
-                log.warning("lineage capture: cannot read Spark's SQL status store: %s", describe(exc))
-                own_tag = None
+            except Exception as exc:  # no status store (the task stopped its session...)
+                own_tag = None  # the time window alone, as without tags
+                if not new_only:
+                    log.warning("lineage capture: cannot read Spark's SQL status store: %s", describe(exc))
         return attributed(
             facts,
             records,
@@ -349,34 +351,6 @@ class SparkLineageCapture:
         return NamingContext(
             warehouse=warehouse, metastore_uris=metastore, subset_limit=_subset_limit(spark), hive=hive
         )
-
-
-def _claim_threads(sc: Any) -> Any:
-    """This capture's mark on the task's threads (:mod:`.ownership`), or None where Spark cannot
-    keep it: without pinned-thread mode, Python threads share JVM threads (and their job tags)."""
-    from py4j.clientserver import ClientServer
-
-    from lineage_operators.spark.ownership import Owner, claim
-
-    if not isinstance(sc._gateway, ClientServer):
-        return None
-
-    def tag(value: str) -> None:
-        jsc = sc._jsc
-        if jsc is not None:  # the session may be stopped when a late thread is tagged
-            jsc.addJobTag(value)
-
-    def untag(value: str) -> None:
-        jsc = sc._jsc
-        if jsc is not None:
-            jsc.removeJobTag(value)
-
-    owner = Owner(tag, untag)
-    try:
-        claim(owner)
-    except Exception as exc:
-        log.info("lineage capture: the task's thread could not be tagged: %s", describe(exc))
-    return owner
 
 
 def _start_rdd_jobs(tools: Any, jsc: Any) -> Any:
