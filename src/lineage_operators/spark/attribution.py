@@ -25,7 +25,7 @@ from typing import Any
 from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.jvm import RSEP, JvmTools, split_list, split_records
-from lineage_operators.spark.ownership import verdict
+from lineage_operators.spark.ownership import TAG_PREFIX, verdict
 
 log = get_logger(__name__)
 
@@ -154,11 +154,13 @@ def _fields(t: JvmTools, app_store: Any) -> list[Any]:
     job = job.bindTo(app_store).asType(t._oo)
     no_tags = t.constant(t.jvm.scala.Option.empty().toList())
     tags_of_job = t.function(t.first(t.chain(job, (_JOB, "jobTags")), no_tags))
-    job_tags = t.mk_string(
+    ours = t.function(t.step("java.lang.String", "startsWith", ("java.lang.String", TAG_PREFIX)))
+    job_tags = t.mk_string(  # only captures' tags: Spark adds two long ones of its own per job
         t.chain(
             (_UI, "jobs"),
             ("scala.collection.MapOps", "keys"),
             ("scala.collection.IterableOps", "flatMap", ("scala.Function1", tags_of_job)),
+            ("scala.collection.IterableOps", "filter", ("scala.Function1", ours)),
         )
     )
     return [t.step(_UI, "executionId"), t.step(_UI, "rootExecutionId"), t.step(_UI, "queryId"), job_tags]
