@@ -167,6 +167,8 @@ def _on_thread_start(frame: FrameType, event: str, arg: Any) -> None:
     try:
         if os.getpid() != _hook_pid:  # a forked child (the provider's emitter) inherited the hook
             return
+        if frame.f_globals.get("__name__", "").startswith("py4j"):
+            return  # a py4j thread class (callback connection, finalizer): not the task's
         with _lock:
             owners = owners_for_new_thread(_active)
             if not owners:
