@@ -33,6 +33,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.system)
 
 
+@pytest.fixture(autouse=True)
+def _no_spark_session_outlives_its_test() -> Iterator[None]:
+    """Stop the classic SparkContext a test's tasks left running.
+
+    Unmodified tasks build sessions they never stop, as user code does: harmless in a task's own
+    process, but in this one the next test's operators would ``getOrCreate`` that session, its
+    master and the app name the JVM was launched with.
+    """
+    yield
+    import sys
+
+    if "pyspark" not in sys.modules:
+        return
+    from pyspark import SparkContext
+
+    context = SparkContext._active_spark_context
+    if context is not None:
+        context.stop()
+
+
 def load_example_dag(name: str) -> Any:
     """Import an example DAG file afresh, so it reads the environment this test set."""
     return load_dag_file(EXAMPLE_DAGS / f"{name}.py")
