@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.processes import run_to_end
 
 pytest.importorskip("openlineage.client")
 
@@ -26,14 +26,11 @@ def hive(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path
     cwd = work / "cwd"
     cwd.mkdir()
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
-    done = subprocess.run(
+    done = run_to_end(
         [sys.executable, str(_SCRIPT), str(work)],
         cwd=cwd,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=900,
-        check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr, done.stderr[-3000:]

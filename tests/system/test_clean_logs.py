@@ -4,23 +4,21 @@ prints no traceback: py4j connection errors and teardown logging errors used to 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+from tests.support.processes import run_to_end
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_demo_run_prints_no_traceback() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AIRFLOW", "PYTEST"))}
-    result = subprocess.run(
+    result = run_to_end(
         [sys.executable, str(ROOT / "scripts" / "demo.py")],
         cwd=ROOT,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=900,
-        check=False,
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-5000:]

@@ -5,9 +5,10 @@ connections before pytest closes the capture file that Airflow's root log handle
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+from tests.support.processes import run_to_end
 
 # What a user's test module looks like: Airflow imported at collection (its logging setup binds a
 # root handler to pytest's captured stdout), a session-scoped SparkSession, one small job.
@@ -42,14 +43,11 @@ def test_pytest_session_with_airflow_and_spark_ends_without_logging_errors(tmp_p
     (project / "test_user_job.py").write_text(USER_TEST)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AIRFLOW", "PYTEST", "PYSPARK"))}
     env["AIRFLOW_HOME"] = str(tmp_path / "airflow")
-    result = subprocess.run(
+    result = run_to_end(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "t")],
         cwd=project,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=600,
-        check=False,
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-5000:]

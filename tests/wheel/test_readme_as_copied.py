@@ -13,6 +13,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from tests.support.processes import run_to_end
 from tests.support.schema_server import serve_spec
 from tests.wheel.conftest import ROOT, WheelEnv
 
@@ -38,7 +39,7 @@ def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
 def _pytest(
     env: WheelEnv, project: Path, shell: dict[str, str], *args: str
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return run_to_end(
         [
             str(env.python),
             "-m",
@@ -50,10 +51,7 @@ def _pytest(
         ],
         cwd=project,
         env=shell,
-        capture_output=True,
-        text=True,
         timeout=900,
-        check=False,
     )
 
 
@@ -142,13 +140,10 @@ def test_a_session_without_the_fixtures_sees_nothing_of_the_plugin(
     result = _pytest(wheel_env, project, wheel_env.user_env(TMPDIR=str(scratch_tmp)))
     assert result.returncode == 0, result.stdout[-3000:]
     assert list(scratch_tmp.iterdir()) == []
-    listing = subprocess.run(
+    listing = run_to_end(
         [str(wheel_env.python), "-m", "pytest", "--trace-config", "--co", "-q"],
         cwd=project,
         env=wheel_env.user_env(),
-        capture_output=True,
-        text=True,
         timeout=120,
-        check=False,
     )
     assert "lineage_operators" in listing.stdout  # the plugin was loaded, and stayed inert
