@@ -19,7 +19,7 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from lineage_operators._logging import get_logger
@@ -181,8 +181,11 @@ def _shutdown_keeping_pool(server: Any, wait_s: float = 5.0) -> bool:
         quiet_close(server.server_socket)
         server.server_socket = None
         connections = list(server.connections)
-    for connection in connections:
-        connection.close()
+    # The JVM may have opened a connection since _unblock_connections looked: shut every socket
+    # down again right before py4j's close(), which takes the stream's lock before the socket.
+    shut_down_sockets(connections)
+    if not run_bounded(lambda: _close_all(connections), wait_s, "lineage-py4j-close"):
+        log.debug("lineage capture: a py4j callback connection did not close in %.1fs", wait_s)
     thread = server.thread
     if thread is not None:
         thread.join(wait_s)
@@ -204,15 +207,41 @@ def _unblock_connections(server: Any, wait_s: float = 2.0) -> None:
     if lock is not None:
         with lock:
             connections = list(getattr(server, "connections", ()) or ())
-    for connection in connections:
-        sock = getattr(connection, "socket", None)
-        if sock is None:
-            continue
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
+    shut_down_sockets(connections)
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline and any(getattr(c, "stream", None) is not None for c in connections):
         time.sleep(0.01)
+
+
+def shut_down_sockets(connections: Iterable[Any]) -> None:
+    """End the reads pending on these py4j connections (see :func:`_unblock_connections`)."""
+    for connection in connections:
+        sock = getattr(connection, "socket", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+
+def run_bounded(action: Callable[[], None], timeout_s: float, name: str) -> bool:
+    """Run ``action`` on a daemon thread and wait at most ``timeout_s``; True if it finished.
+
+    A py4j close can block on a reader's lock: a task (or a test session) must never wait on it.
+    """
+
+    def guarded() -> None:
+        with contextlib.suppress(Exception):
+            action()
+
+    worker = threading.Thread(target=guarded, name=name, daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    return not worker.is_alive()
+
+
+def _close_all(connections: Iterable[Any]) -> None:
+    for connection in connections:
+        with contextlib.suppress(Exception):
+            connection.close()
 
 
 def owns_callback_server(gateway: Any) -> bool:

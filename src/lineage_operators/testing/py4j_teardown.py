@@ -15,9 +15,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
-import socket
 import sys
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -49,11 +47,9 @@ def _close(gateway: Any) -> None:
     # A connection the JVM opened has a thread blocked reading its buffered stream, and py4j closes
     # the stream before the socket: that close would wait for the reader's lock forever.  Shutting
     # the sockets down first ends the pending reads.
-    for connection in list(getattr(gateway._gateway_client, "deque", ())):
-        sock = getattr(connection, "socket", None)
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+    from lineage_operators.spark.listener import shut_down_sockets
+
+    shut_down_sockets(list(getattr(gateway._gateway_client, "deque", ())))
     gateway.close(keep_callback_server=True)
 
 
@@ -67,14 +63,10 @@ def close_py4j_connections(timeout_s: float = 5.0) -> bool:
     if gateway is None:
         return False
 
-    def close() -> None:
-        with contextlib.suppress(Exception):
-            _close(gateway)
+    from lineage_operators.spark.listener import run_bounded
 
     with _py4j_warnings_only():
         gc.collect()  # Java object proxies that are already garbage release their JVM references first
-        worker = threading.Thread(target=close, name="lineage-py4j-close", daemon=True)
-        worker.start()
-        worker.join(timeout_s)
+        closed = run_bounded(lambda: _close(gateway), timeout_s, "lineage-py4j-close")
         gc.collect()  # the closed connections, while py4j's INFO lines are held back
-    return not worker.is_alive()
+    return closed
