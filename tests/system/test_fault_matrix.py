@@ -237,3 +237,42 @@ def test_odd_characters_in_paths_name_the_directory_on_disk(run_dag, base_dir: P
     assert all((base_dir / "odd" / leaf).is_dir() for leaf in odd_leaves)
     assert dataset_ids(complete["outputs"]) == expected
     assert dataset_ids(complete["inputs"]) == expected
+
+
+@pytest.fixture
+def shared_session(base_dir: Path) -> Iterator[Any]:
+    """A session the user keeps for the whole process (the tasks reuse it and leave it running)."""
+    from pyspark.sql import SparkSession
+
+    _wait_for_spark_to_stop()
+    (base_dir / "shared").mkdir()
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("fault-shared-session")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+def test_a_shared_session_keeps_each_tasks_threads_in_its_own_lineage(
+    run_dag, base_dir: Path, shared_session
+):
+    """7: executions belong to the task whose thread ran them, extra threads included."""
+    result = run_dag(load_dag_file(DAGS, "shared_session_dag"))
+    assert result.task_states == {"a": "success", "b": "success"}
+    shared = base_dir / "shared"
+    during_b = load_dag_file(DAGS, "A_THREAD_WRITES_DURING_B")
+    assert all((shared / f"a_thread_{i}" / "_SUCCESS").exists() for i in range(during_b + 1))
+
+    def outputs(task_id: str) -> list[tuple[str, str]]:
+        return dataset_ids(final_event(result, "fault_shared_session", task_id)["outputs"])
+
+    # a: its own thread and what its background thread wrote while a ran
+    assert outputs("a") == [("file", f"{shared}/a_main"), ("file", f"{shared}/a_thread_0")]
+    # b: its own thread and the extra thread it started; none of a's thread's writes during b
+    assert outputs("b") == [("file", f"{shared}/b_main"), ("file", f"{shared}/b_thread")]

@@ -18,13 +18,13 @@ How it works:
   the next ``QueryExecution`` id -- then registers a py4j ``QueryExecutionListener``.
 * Each callback (on Spark's listener-bus thread) reads the plain facts of its execution right away
   with a constant number of py4j calls (:mod:`lineage_operators.spark.plan`).
-* Attribution: an execution counts when its ``QueryExecution`` was created after ``start()``;
-  an older one (a DataFrame built before the task, collected during it) counts only when the SQL
-  status store shows it started after ``start()``. Queries that started before the task and end
-  during it are therefore not leaked; concurrent queries on the same session from *other threads*
-  cannot be told apart from the task's own.
-  An old execution evicted from the status store (``spark.sql.ui.retainedExecutions``, 1000 by
-  default) is dropped.
+* Attribution (:mod:`lineage_operators.spark.attribution`): the task's thread, and every thread
+  started while the capture runs, carry the capture's Spark job tag (:mod:`.ownership`); an
+  execution whose jobs carry it is the task's, one carrying only another capture's tag is not.
+  Untagged executions count when their ``QueryExecution`` was created after ``start()``, or,
+  for an older one (a DataFrame built before the task, collected during it), when the SQL status
+  store shows it started after ``start()``. An old execution evicted from the status store
+  (``spark.sql.ui.retainedExecutions``, 1000 by default) is dropped.
 * ``snapshot()``/``stop()`` drain the bus again (so every callback has run), then name and merge in
   plain Python (:mod:`lineage_operators.spark.resolve`). ``stop()`` unregisters the listener and
   shuts down the py4j callback server if this module started it (and no other capture uses it).
@@ -106,6 +106,8 @@ class SparkLineageCapture:
         #: a callback was still running when stop() gave up: the session's listener bus is blocked
         self.hung = False
         self._rdd_jobs: Any = None  # RddJobWatcher
+        self._owner: Any = None  # ownership.Owner: this capture's job tag on the task's threads
+        self._app_id = ""
 
     @property
     def active(self) -> bool:
@@ -128,6 +130,7 @@ class SparkLineageCapture:
     def _start(self) -> None:
         from lineage_operators.redaction import redact_url
         from lineage_operators.spark import listener as lst
+        from lineage_operators.spark.attribution import claim_task_threads
         from lineage_operators.spark.jvm import tools_for
         from lineage_operators.spark.plan import PlanReader
 
@@ -141,6 +144,7 @@ class SparkLineageCapture:
         self._columns = _column_reader(self._tools, self._columns_settings)
         self._reader = PlanReader(self._tools, jss, redact_url, self._columns)
         self._run_facets = self._read_run_facets(sc)
+        self._app_id = str(self._run_facets["spark_applicationDetails"].applicationId)
         self._naming = self._read_naming(spark, sc)
         if not lst.drain(sc._jsc, START_DRAIN_TIMEOUT):
             log.info("lineage capture: listener bus still busy at start; relying on execution ids")
@@ -151,6 +155,7 @@ class SparkLineageCapture:
         self._jlistener = lst.java_proxy(self._gateway.jvm, self._listener)
         jss.listenerManager().register(self._jlistener)
         self._rdd_jobs = _start_rdd_jobs(self._tools, sc._jsc)
+        self._owner = claim_task_threads(sc)
 
     def snapshot(self) -> CaptureResult:
         """Everything attributed so far (drains pending callbacks first); capture continues."""
@@ -205,6 +210,10 @@ class SparkLineageCapture:
 
         if self._listener is not None:
             self._listener.enabled = False
+        if self._owner is not None:
+            from lineage_operators.spark.ownership import release
+
+            release(self._owner)
         if self._rdd_jobs is not None:
             try:
                 self._rdd_jobs.stop()
@@ -250,27 +259,31 @@ class SparkLineageCapture:
     # -- result ---------------------------------------------------------------------------------
 
     def _attributed(self, facts: list[Any]) -> list[Any]:
-        """Executions of this task: new QueryExecutions, or old ones that started after start()."""
+        """The task's executions (:mod:`lineage_operators.spark.attribution`)."""
+        from lineage_operators.spark.attribution import attributed, read_records
+
+        own_tag = self._owner.tag if self._owner is not None else None
         watermark = self._qe_watermark
-        if watermark is None:
+        if not facts or watermark is None:
             return facts
-        old = [f for f in facts if f.qe_id is None or f.qe_id <= watermark]
-        if not old:
-            return facts
-        try:
-            fresh = self._fresh_query_ids()
-        except Exception as exc:  # no status store (session stopped...): keep only new executions
-            log.warning("lineage capture: cannot read Spark's SQL status store: %s", describe(exc))
-            fresh = set()
-        return [f for f in facts if not (f.qe_id is None or f.qe_id <= watermark) or f.query_id in fresh]
-
-    def _fresh_query_ids(self) -> set[str]:
-        """Query ids of the executions the SQL status store saw start after ``start()``."""
-        from lineage_operators.spark.job_statistics import read_executions
-
-        since = self._exec_watermark if self._exec_watermark is not None else -1
-        executions = read_executions(self._tools, self._spark._jsparkSession, since)
-        return {e.query_id for e in executions if e.query_id is not None}
+        new_only = all(f.tags is not None or (f.qe_id is not None and f.qe_id > watermark) for f in facts)
+        records = []
+        if own_tag is not None or not new_only:
+            try:
+                since = self._exec_watermark if self._exec_watermark is not None else -1
+                jss, jsc = self._spark._jsparkSession, self._spark.sparkContext._jsc
+                records = read_records(self._tools, jss, jsc, since, self._app_id)
+            except Exception as exc:  # no status store (the task stopped its session...)
+                own_tag = None  # the time window alone, as without tags
+                if not new_only:
+                    log.warning("lineage capture: cannot read Spark's SQL status store: %s", describe(exc))
+        return attributed(
+            facts,
+            records,
+            own_tag=own_tag,
+            qe_watermark=watermark,
+            exec_watermark=self._exec_watermark if self._exec_watermark is not None else -1,
+        )
 
     @staticmethod
     def _last_execution_id(jss: Any) -> int:
@@ -284,10 +297,10 @@ class SparkLineageCapture:
         with self._lock:
             facts = list(self._facts)
             failures = self._failures
-        facts = self._attributed(facts)
-        self._add_job_statistics(facts)
         if self._rdd_jobs is not None:
             facts = facts + self._rdd_jobs.executions()
+        facts = self._attributed(facts)
+        self._add_job_statistics(facts)
         return build_result(
             facts,
             self._naming or NamingContext(),

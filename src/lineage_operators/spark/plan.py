@@ -110,6 +110,7 @@ class ExecutionFacts:
     sql: str | None = None
     cost_ms: float = 0.0
     column_lineage: Any = None  # PlanColumnLineage of the written query (column_lineage package)
+    tags: frozenset[str] | None = None  # an RDD job's job tags (SQL executions: from the status store)
 
 
 # --------------------------------------------------------------------------------------------

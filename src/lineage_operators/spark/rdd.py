@@ -45,6 +45,7 @@ _ACTIVE_JOB = "org.apache.spark.scheduler.ActiveJob"
 _ITERABLE = "scala.collection.IterableOps"
 _INPUT_DIR = "mapreduce.input.fileinputformat.inputdir"
 _OUTPUT_DIR = "mapreduce.output.fileoutputformat.outputdir"
+_JOB_TAGS = "spark.job.tags"
 _WRITE_CONFIGS = {
     "org.apache.spark.internal.io.HadoopMapRedWriteConfigUtil",
     "org.apache.spark.internal.io.HadoopMapReduceWriteConfigUtil",
@@ -320,7 +321,18 @@ class RddJobWatcher:
         if not inputs and not outputs:
             return None
         succeeded = totals is None or totals.succeeded
-        return ExecutionFacts(func_name="rddJob", succeeded=succeeded, inputs=inputs, outputs=outputs)
+        return ExecutionFacts(
+            func_name="rddJob", succeeded=succeeded, inputs=inputs, outputs=outputs, tags=_job_tags(event)
+        )
+
+
+def _job_tags(event: Any) -> frozenset[str]:
+    """The job's tags (``SparkContext.addJobTag``, joined with commas in its properties)."""
+    try:
+        value = event.properties().getProperty(_JOB_TAGS)
+    except Exception:
+        return frozenset()
+    return frozenset(tag for tag in str(value).split(",") if tag) if value else frozenset()
 
 
 def _output_dir(t: JvmTools, stage: Any) -> str | None:

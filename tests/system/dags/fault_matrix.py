@@ -103,3 +103,59 @@ def _odd_paths(spark) -> None:
 
 with DAG("fault_odd_paths", schedule=None, start_date=START) as odd_paths_dag:
     LineageAwarePySparkOperator(task_id="odd", master="local[1]", python_callable=_odd_paths)
+
+
+# 7: one session shared by consecutive tasks (dag.test runs them in one process). Task `a` starts a
+# plain thread that writes once while `a` runs and twice more while `b` runs; `b` writes on its own
+# thread and on an extra thread it joins. Files coordinate the threads of the two tasks.
+SHARED = f"{BASE_DIR}/shared"
+A_THREAD_WRITES_DURING_B = 2
+
+
+def _write(spark, name: str) -> None:
+    spark.range(2).write.mode("overwrite").parquet(f"{SHARED}/{name}")
+    with open(f"{SHARED}/{name}.done", "w"):
+        pass
+
+
+def _wait_for(path: str, timeout: float = 60.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{path} did not appear")
+        time.sleep(0.05)
+
+
+def _task_a(spark) -> None:
+    import threading
+
+    def background() -> None:  # outlives task a, like a user's writer thread
+        _write(spark, "a_thread_0")
+        _wait_for(f"{SHARED}/b_started")
+        for index in range(1, A_THREAD_WRITES_DURING_B + 1):
+            _write(spark, f"a_thread_{index}")
+
+    _write(spark, "a_main")
+    threading.Thread(target=background, name="a-writer", daemon=True).start()
+    _wait_for(f"{SHARED}/a_thread_0.done")
+
+
+def _task_b(spark) -> None:
+    import threading
+
+    with open(f"{SHARED}/b_started", "w"):
+        pass
+    _write(spark, "b_main")
+    extra = threading.Thread(target=_write, args=(spark, "b_thread"), name="b-writer")
+    extra.start()
+    extra.join()
+    _wait_for(f"{SHARED}/a_thread_{A_THREAD_WRITES_DURING_B}.done")
+
+
+with DAG("fault_shared_session", schedule=None, start_date=START) as shared_session_dag:
+    # no master: the operator uses the session the process already has and leaves it running
+    a = LineageAwarePySparkOperator(task_id="a", python_callable=_task_a)
+    b = LineageAwarePySparkOperator(task_id="b", python_callable=_task_b)
+    a >> b

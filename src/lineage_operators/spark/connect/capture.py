@@ -23,6 +23,9 @@ How it works:
 * ``timeout`` is the operator's ``capture_timeout`` (as for a classic session): the most capture
   adds to the task, at ``stop()`` / ``snapshot()`` waiting for what is still unresolved, and per
   held statement. What is not resolved by then is left without lineage, with one warning.
+* Requests sent by a thread that works for another capture (:mod:`..ownership`: a thread an
+  earlier task started and left running, another task's thread) are not the task's; the
+  interceptor runs on the sending thread, so this needs no server call.
 * A plan that cannot be resolved (analysis error) loses its lineage only, with one warning.
   Nothing here raises into the task or changes what runs: the interceptor only observes.
 """
@@ -118,6 +121,7 @@ class SparkConnectLineageCapture(PlanListener):
         self._warned_slow = False
         self._session_facts: tuple[dict[str, str], str | None] | None = None
         self._result: CaptureResult | None = None
+        self._owner: Any = None  # ownership.Owner: marks the task's threads
 
     @property
     def active(self) -> bool:
@@ -137,7 +141,10 @@ class SparkConnectLineageCapture(PlanListener):
             from lineage_operators.spark.connect.interceptor import attach
             from lineage_operators.spark.connect.resolver import ConnectResolver
             from lineage_operators.spark.connect.server import ServerLookups
+            from lineage_operators.spark.ownership import Owner, claim
 
+            self._owner = Owner()
+            claim(self._owner)
             self._interceptor = attach(self._spark, self)
             self._lookups = ServerLookups(self._spark, self._interceptor.paused)
             self._resolver = ConnectResolver(self._lookups)
@@ -160,6 +167,10 @@ class SparkConnectLineageCapture(PlanListener):
             return self._result
         was_started = self._state == "started"
         self._state = "stopped"
+        if self._owner is not None:
+            from lineage_operators.spark.ownership import release
+
+            release(self._owner)
         if self._interceptor is not None:
             try:
                 from lineage_operators.spark.connect.interceptor import detach
@@ -181,7 +192,7 @@ class SparkConnectLineageCapture(PlanListener):
     # -- interceptor callbacks (task thread) ------------------------------------------------------
 
     def on_request(self, request: Any) -> None:
-        if self._state != "started":
+        if self._state != "started" or self._sent_for_another_capture():
             return
         with self._lock:
             if request.operation_id and request.operation_id in self._operations:
@@ -201,6 +212,12 @@ class SparkConnectLineageCapture(PlanListener):
 
         if not self._bounded(before_statement):
             self._hold_timed_out = True
+
+    def _sent_for_another_capture(self) -> bool:
+        from lineage_operators.spark.ownership import marks_of_current_thread, verdict
+
+        owner = self._owner
+        return owner is not None and verdict(marks_of_current_thread(), owner.tag) == "other"
 
     def on_response(self, operation_id: str, response: Any) -> None:
         if response.HasField("result_complete"):

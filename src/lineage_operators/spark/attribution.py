@@ -1,0 +1,169 @@
+"""Which of the executions a classic capture saw belong to its task.
+
+A session's query listener sees every execution of the session, whichever thread or task ran it.
+The rule, in order:
+
+1. An execution whose jobs carry this capture's job tag (:mod:`.ownership`) is the task's.
+2. One whose jobs carry only other captures' tags is not: another task's thread ran it (a thread
+   that outlived its task, a task running beside this one).
+3. Otherwise (no jobs, e.g. DDL; a thread that works for no capture; tags cleared by the user;
+   pinned-thread mode off) the time window decides: the execution is the task's if its
+   ``QueryExecution`` was created after the capture started, or, for an older one, if Spark's SQL
+   status store shows it started after that.
+
+Tags are read from Spark's status stores after the listener bus is drained, in one py4j call:
+the executions that started after the capture did, each with its root execution and the job tags
+of its jobs (a write's jobs run in a nested execution of the same root).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lineage_operators._logging import get_logger
+from lineage_operators.spark._errors import describe
+from lineage_operators.spark.jvm import RSEP, JvmTools, split_list, split_records
+from lineage_operators.spark.ownership import TAG_PREFIX, verdict
+
+log = get_logger(__name__)
+
+_UI = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
+_APP_STORE = "org.apache.spark.status.AppStatusStore"
+_JOB = "org.apache.spark.status.api.v1.JobData"
+
+
+@dataclass(frozen=True)
+class ExecutionRecord:
+    """One SQL execution in Spark's status store."""
+
+    execution_id: int
+    root_id: int
+    query_id: str | None
+    job_tags: frozenset[str] = field(default_factory=frozenset)
+
+
+def attributed(
+    facts: Sequence[Any],
+    records: Sequence[ExecutionRecord],
+    *,
+    own_tag: str | None,
+    qe_watermark: int | None,
+    exec_watermark: int,
+) -> list[Any]:
+    """Pure: the facts (``ExecutionFacts``) of this task, by the rule of the module docstring.
+
+    ``records``: the status store's executions newer than ``exec_watermark`` (older ones cannot
+    be the task's). Facts with ``tags`` set (RDD jobs) are judged by those tags alone.
+    """
+    by_query = {r.query_id: r for r in records if r.query_id}
+    root_tags: dict[int, set[str]] = {}
+    for each in records:
+        root_tags.setdefault(each.root_id, set()).update(each.job_tags)
+    kept = []
+    for execution in facts:
+        record = by_query.get(execution.query_id) if execution.query_id else None
+        if execution.tags is not None:
+            tags: Iterable[str] = execution.tags
+        else:
+            tags = root_tags.get(record.root_id, ()) if record is not None else ()
+        judged = verdict(tags, own_tag) if own_tag else None
+        if judged == "own" or (
+            judged is None and _in_window(execution, record, qe_watermark, exec_watermark)
+        ):
+            kept.append(execution)
+    return kept
+
+
+def _in_window(
+    facts: Any, record: ExecutionRecord | None, qe_watermark: int | None, exec_watermark: int
+) -> bool:
+    if facts.tags is not None or qe_watermark is None:
+        return True  # RDD jobs are read only while the capture runs
+    if facts.qe_id is not None and facts.qe_id > qe_watermark:
+        return True
+    return record is not None and record.execution_id > exec_watermark
+
+
+def claim_task_threads(sc: Any) -> Any:
+    """This capture's mark on the task's threads (:mod:`.ownership`), or None where Spark cannot
+    keep it: without pinned-thread mode, Python threads share JVM threads (and their job tags)."""
+    from py4j.clientserver import ClientServer
+
+    from lineage_operators.spark.fork_safety import protect_py4j_connections_from_forks
+    from lineage_operators.spark.ownership import Owner, claim
+
+    if not isinstance(sc._gateway, ClientServer):
+        return None
+    # a tag lives on the JVM thread of a py4j connection: the provider's forked emitter must not
+    # close the connection (py4j would reconnect the thread to a new, untagged JVM thread)
+    protect_py4j_connections_from_forks()
+
+    def tag(value: str) -> None:
+        jsc = sc._jsc
+        if jsc is not None:  # the session may be stopped when a late thread is tagged
+            jsc.addJobTag(value)
+
+    def untag(value: str) -> None:
+        jsc = sc._jsc
+        if jsc is not None:
+            jsc.removeJobTag(value)
+
+    owner = Owner(tag, untag)
+    try:
+        claim(owner)
+    except Exception as exc:
+        log.info("lineage capture: the task's thread could not be tagged: %s", describe(exc))
+    return owner
+
+
+def read_records(
+    tools: JvmTools, jss: Any, jsc: Any, exec_watermark: int, app_id: str
+) -> list[ExecutionRecord]:
+    """The SQL executions that started after ``exec_watermark``, with their jobs' tags (a few py4j
+    calls once the function of application ``app_id`` is built; evicted executions are missing)."""
+    store = jss.sharedState().statusStore()
+    count = int(store.executionsCount())
+    if count <= 0:
+        return []
+    newest = int(store.executionsList(count - 1, 1).head().executionId())
+    wanted = newest - exec_watermark
+    if wanted <= 0:
+        return []
+    executions = store.executionsList(max(count - wanted, 0), min(wanted, count))
+    fn = tools.cached(
+        f"attribution.records.{app_id}",
+        lambda t: t.function(t.record(_fields(t, jsc.sc().statusStore()))),
+    )
+    records = []
+    for row in split_records(tools.read(tools.joined(executions.map(fn), RSEP))):
+        try:
+            execution_id, root_id = int(row[0] or ""), int(row[1] or row[0] or "")
+        except (ValueError, IndexError):
+            continue
+        if execution_id > exec_watermark:
+            tags = frozenset(split_list(row[3])) if len(row) > 3 else frozenset()
+            records.append(ExecutionRecord(execution_id, root_id, row[2], tags))
+    return records
+
+
+def _fields(t: JvmTools, app_store: Any) -> list[Any]:
+    """Field handles of an execution record; the job lookup is bound to this context's store."""
+    job = t._lookup.findVirtual(t.cls(_APP_STORE), "job", t._mt.methodType(t.cls(_JOB), t.cls("int")))
+    job = job.bindTo(app_store).asType(t._oo)
+    no_tags = t.constant(t.jvm.scala.Option.empty().toList())
+    tags_of_job = t.function(t.first(t.chain(job, (_JOB, "jobTags")), no_tags))
+    ours = t.function(t.step("java.lang.String", "startsWith", ("java.lang.String", TAG_PREFIX)))
+    job_tags = t.mk_string(  # only captures' tags: Spark adds two long ones of its own per job
+        t.chain(
+            (_UI, "jobs"),
+            ("scala.collection.MapOps", "keys"),
+            ("scala.collection.IterableOps", "flatMap", ("scala.Function1", tags_of_job)),
+            ("scala.collection.IterableOps", "filter", ("scala.Function1", ours)),
+        )
+    )
+    return [t.step(_UI, "executionId"), t.step(_UI, "rootExecutionId"), t.step(_UI, "queryId"), job_tags]
+
+
+__all__ = ["ExecutionRecord", "attributed", "claim_task_threads", "read_records"]

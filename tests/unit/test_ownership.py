@@ -1,0 +1,258 @@
+"""Thread ownership (which capture a thread works for) and the attribution rule, without Spark."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from lineage_operators.spark import ownership
+from lineage_operators.spark.attribution import ExecutionRecord, attributed
+from lineage_operators.spark.ownership import TAG_PREFIX, Owner, claim, release, verdict
+
+OWN, OTHER = f"{TAG_PREFIX}own", f"{TAG_PREFIX}other"
+
+
+@pytest.mark.parametrize(
+    ("tags", "expected"),
+    [
+        ((), None),
+        (("user-tag", "spark-session-1"), None),
+        ((OWN,), "own"),
+        ((OTHER,), "other"),
+        ((OTHER, OWN), "own"),  # a nested capture's thread carries both
+        (("user-tag", OTHER), "other"),
+    ],
+)
+def test_verdict(tags: tuple[str, ...], expected: str | None) -> None:
+    assert verdict(tags, OWN) == expected
+
+
+def test_new_threads_work_for_nested_captures_of_one_task_but_not_for_unrelated_ones() -> None:
+    outer, inner, unrelated = Owner(), Owner(), Owner()
+    inner.enclosing = (outer,)
+    assert ownership.owners_for_new_thread([]) == ()
+    assert ownership.owners_for_new_thread([outer]) == (outer,)
+    assert ownership.owners_for_new_thread([outer, inner]) == (outer, inner)
+    assert ownership.owners_for_new_thread([outer, unrelated]) == ()
+
+
+@dataclass
+class Facts:
+    query_id: str | None
+    qe_id: int | None
+    tags: frozenset[str] | None = None
+
+
+def test_attribution_rule() -> None:
+    records = [
+        ExecutionRecord(10, 10, "own", frozenset({OWN})),
+        ExecutionRecord(11, 11, "other", frozenset({OTHER, "user"})),
+        ExecutionRecord(12, 12, "untagged-old", frozenset()),
+        ExecutionRecord(13, 13, "write-root"),  # the command; its job runs in a nested execution
+        ExecutionRecord(14, 13, "write-nested", frozenset({OTHER})),
+    ]
+    facts = [
+        Facts("own", 1),  # tagged by this capture although its QueryExecution is old
+        Facts("other", 200),  # another capture's thread, new QueryExecution
+        Facts("untagged-old", 2),  # old QueryExecution, started after start(): window keeps it
+        Facts("untagged-new", 201),  # no jobs (DDL): new QueryExecution keeps it
+        Facts("gone", 3),  # old and not in the store (started before start(), or evicted)
+        Facts("write-root", 202),  # root of another capture's write
+        Facts(None, None, frozenset({OTHER})),  # another capture's RDD job
+        Facts(None, None, frozenset()),  # an untagged RDD job
+    ]
+    kept = attributed(facts, records, own_tag=OWN, qe_watermark=100, exec_watermark=9)
+    assert [(f.query_id, f.tags) for f in kept] == [
+        ("own", None),
+        ("untagged-old", None),
+        ("untagged-new", None),
+        (None, frozenset()),
+    ]
+    # no tag of its own (pinned-thread mode off): the time window alone, as before
+    kept = attributed(facts, records, own_tag=None, qe_watermark=100, exec_watermark=9)
+    assert {f.query_id for f in kept} == {"own", "other", "untagged-old", "untagged-new", "write-root", None}
+
+
+# -- the new-thread hook --------------------------------------------------------------------------
+
+
+def _py4j_function(body: Callable[[], Any]) -> Callable[[], Any]:
+    """A function whose module looks like py4j's (as the first call into Spark does)."""
+    namespace: dict[str, Any] = {"__name__": "py4j.java_gateway", "body": body}
+    exec("def send_command():\n    return body()\n", namespace)
+    function: Callable[[], Any] = namespace["send_command"]
+    return function
+
+
+def _user_code(spark_call: Callable[[], Any]) -> Callable[[], None]:
+    """A thread target of the user's that calls Spark (py4j is not the thread's own target)."""
+
+    def run() -> None:
+        spark_call()
+
+    return run
+
+
+class Tags:
+    """A fake JVM: job tags per Python thread, as pinned-thread mode keeps them."""
+
+    def __init__(self) -> None:
+        self.by_thread: dict[str, set[str]] = {}
+        self.calls = 0
+
+    def add(self, tag: str) -> None:
+        self.calls += 1
+        self.by_thread.setdefault(threading.current_thread().name, set()).add(tag)
+
+    def remove(self, tag: str) -> None:
+        self.by_thread.get(threading.current_thread().name, set()).discard(tag)
+
+    def owner(self) -> Owner:
+        return Owner(self.add, self.remove)
+
+
+@pytest.fixture
+def jvm() -> Iterator[Tags]:
+    yield Tags()
+    assert ownership._active == []
+    assert threading.getprofile() is None if hasattr(threading, "getprofile") else True
+
+
+def _run(name: str, target: Callable[[], Any]) -> None:
+    thread = threading.Thread(target=target, name=name)
+    thread.start()
+    thread.join()
+
+
+def test_threads_started_during_a_capture_are_tagged_on_their_first_spark_call(jvm: Tags) -> None:
+    spark_call = _py4j_function(lambda: None)
+    a = jvm.owner()
+    claim(a)
+    assert jvm.by_thread == {"MainThread": {a.tag}}
+    assert ownership.marks_of_current_thread() == (a.tag,)
+    _run("a-writer", _user_code(spark_call))
+    _run("a-pure-python", lambda: sum(range(1000)))  # never calls Spark: no tag, no JVM call
+    release(a)
+    assert jvm.by_thread == {"MainThread": set(), "a-writer": {a.tag}}
+    assert jvm.calls == 2
+    assert ownership.marks_of_current_thread() == ()
+
+    b = jvm.owner()
+    claim(b)
+    _run("b-writer", _user_code(spark_call))
+    release(b)
+    assert jvm.by_thread["b-writer"] == {b.tag}
+    assert jvm.by_thread["MainThread"] == set()
+
+
+def test_a_thread_that_outlives_its_task_before_calling_spark_is_tagged_when_the_task_ends(jvm: Tags) -> None:
+    go, seen = threading.Event(), []
+    a = jvm.owner()
+    claim(a)
+
+    def late_writer() -> None:
+        go.wait()
+        seen.append(ownership.marks_of_current_thread())  # its first Python call after a stopped
+
+    thread = threading.Thread(target=late_writer, name="late")
+    thread.start()
+    release(a)
+    go.set()
+    thread.join()
+    assert jvm.by_thread["late"] == {a.tag}
+    assert seen == [(a.tag,)]
+
+
+def test_a_busy_pure_python_thread_is_tagged_after_the_call_budget(
+    jvm: Tags, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ownership, "CALL_BUDGET", 50)
+    a = jvm.owner()
+    claim(a)
+    profiled: list[Any] = []
+
+    def busy() -> None:
+        for _ in range(100):
+            abs(_plus_one(0))
+        profiled.append(sys.getprofile())  # the hook is gone: the rest of the thread runs unprofiled
+
+    try:
+        _run("busy", busy)
+        _run("short", lambda: _plus_one(0))
+    finally:
+        release(a)
+    assert jvm.by_thread["busy"] == {a.tag}
+    assert profiled == [None]
+    assert "short" not in jvm.by_thread
+
+
+def _plus_one(value: int) -> int:
+    return value + 1
+
+
+def test_py4j_threads_are_left_alone(jvm: Tags) -> None:
+    a = jvm.owner()
+    claim(a)
+    try:
+        _run("py4j-callback", _py4j_function(lambda: None))  # py4j code is the thread's target
+    finally:
+        release(a)
+    assert "py4j-callback" not in jvm.by_thread
+
+
+def test_a_failing_tagger_never_reaches_the_thread(jvm: Tags) -> None:
+    def broken(tag: str) -> None:
+        raise RuntimeError("JVM gone")
+
+    a = Owner(broken)
+    with pytest.raises(RuntimeError):
+        claim(a)  # the capture decides; the Python-side marks stay
+    results: list[Any] = []
+    try:
+        _run("writer", lambda: results.append(_py4j_function(lambda: "ran")()))
+    finally:
+        release(a)
+    assert results == ["ran"]
+
+
+def test_unrelated_captures_at_once_leave_new_threads_unmarked(jvm: Tags) -> None:
+    a, b = jvm.owner(), jvm.owner()
+    claimed, done = threading.Event(), threading.Event()
+
+    def other_task() -> None:  # a task thread that existed before either capture
+        claim(b)
+        claimed.set()
+        done.wait()
+        release(b)
+
+    other = threading.Thread(target=other_task, name="other-task")
+    other.start()
+    claimed.wait()
+    claim(a)
+    marks: list[tuple[str, ...]] = []
+    try:
+        _run("ambiguous", lambda: marks.append(ownership.marks_of_current_thread()))
+    finally:
+        release(a)
+        done.set()
+        other.join()
+    assert marks == [()]
+
+
+def test_a_profiler_the_user_installed_is_kept() -> None:
+    def profiler(frame: Any, event: str, arg: Any) -> None: ...
+
+    threading.setprofile(profiler)
+    try:
+        a = Owner()
+        claim(a)
+        release(a)
+        assert sys.getprofile() is None
+        assert threading.getprofile() is profiler
+    finally:
+        threading.setprofile(None)  # type: ignore[arg-type]
