@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -78,49 +80,75 @@ def test_attribution_rule() -> None:
     assert {f.query_id for f in kept} == {"own", "other", "untagged-old", "untagged-new", "write-root", None}
 
 
-# -- the new-thread hook --------------------------------------------------------------------------
+# -- threads and their tags --------------------------------------------------------------------
 
 
 def _py4j_function(body: Callable[[], Any]) -> Callable[[], Any]:
-    """A function whose module looks like py4j's (as the first call into Spark does)."""
-    namespace: dict[str, Any] = {"__name__": "py4j.java_gateway", "body": body}
-    exec("def send_command():\n    return body()\n", namespace)
-    function: Callable[[], Any] = namespace["send_command"]
+    """A function whose module looks like py4j's (a py4j thread class's ``run``)."""
+    namespace: dict[str, Any] = {"__name__": "py4j.clientserver", "body": body}
+    exec("def run():\n    return body()\n", namespace)
+    function: Callable[[], Any] = namespace["run"]
     return function
 
 
-def _user_code(spark_call: Callable[[], Any]) -> Callable[[], None]:
-    """A thread target of the user's that calls Spark (py4j is not the thread's own target)."""
+class Client:
+    """py4j's ``JavaClient`` in pinned-thread mode: a connection per thread, opened on its first
+    command; the pool (``deque``) holds the connections not in use, each once."""
 
-    def run() -> None:
-        spark_call()
+    def __init__(self) -> None:
+        self.deque: collections.deque[object] = collections.deque()
+        self.local = threading.local()
+        self.opened = 0
 
-    return run
+    def _create_new_connection(self) -> object:
+        self.opened += 1
+        self.local.connection = object()
+        return self.local.connection
+
+    def send_command(self) -> None:
+        connection = getattr(self.local, "connection", None)
+        if connection is not None:
+            with contextlib.suppress(ValueError):
+                self.deque.remove(connection)
+        else:
+            connection = self._create_new_connection()
+        self.deque.append(connection)
+
+    def reset_connection(self) -> None:
+        self.deque.remove(self.local.connection)
+        del self.local.connection
 
 
-class Tags:
+class Jvm:
     """A fake JVM: job tags per Python thread, as pinned-thread mode keeps them."""
 
     def __init__(self) -> None:
         self.by_thread: dict[str, set[str]] = {}
-        self.calls = 0
+        self.client = Client()
+        ownership.tag_new_connections(self.client)
 
     def add(self, tag: str) -> None:
-        self.calls += 1
+        self.client.send_command()
         self.by_thread.setdefault(threading.current_thread().name, set()).add(tag)
 
     def remove(self, tag: str) -> None:
+        self.client.send_command()
         self.by_thread.get(threading.current_thread().name, set()).discard(tag)
 
     def owner(self) -> Owner:
         return Owner(self.add, self.remove)
 
+    def spark_call(self) -> None:
+        self.client.send_command()
+
 
 @pytest.fixture
-def jvm() -> Iterator[Tags]:
-    yield Tags()
+def jvm() -> Iterator[Jvm]:
+    fake = Jvm()
+    yield fake
     assert ownership._active == []
-    assert threading.getprofile() is None if hasattr(threading, "getprofile") else True
+    assert threading.getprofile() is None
+    assert len(fake.client.deque) == len(set(map(id, fake.client.deque))), "a connection pooled twice"
 
 
 def _run(name: str, target: Callable[[], Any]) -> None:
@@ -129,98 +157,131 @@ def _run(name: str, target: Callable[[], Any]) -> None:
     thread.join()
 
 
-def test_threads_started_during_a_capture_are_tagged_on_their_first_spark_call(jvm: Tags) -> None:
-    spark_call = _py4j_function(lambda: None)
+def test_threads_started_during_a_capture_are_tagged_on_their_first_spark_call(jvm: Jvm) -> None:
     a = jvm.owner()
     claim(a)
     assert jvm.by_thread == {"MainThread": {a.tag}}
     assert ownership.marks_of_current_thread() == (a.tag,)
-    _run("a-writer", _user_code(spark_call))
+    _run("a-writer", jvm.spark_call)
     _run("a-pure-python", lambda: sum(range(1000)))  # never calls Spark: no tag, no JVM call
     release(a)
     assert jvm.by_thread == {"MainThread": set(), "a-writer": {a.tag}}
-    assert jvm.calls == 2
+    assert jvm.client.opened == 2
     assert ownership.marks_of_current_thread() == ()
 
     b = jvm.owner()
     claim(b)
-    _run("b-writer", _user_code(spark_call))
+    _run("b-writer", jvm.spark_call)
     release(b)
     assert jvm.by_thread["b-writer"] == {b.tag}
     assert jvm.by_thread["MainThread"] == set()
 
 
-def test_a_thread_that_outlives_its_task_before_calling_spark_is_tagged_when_the_task_ends(jvm: Tags) -> None:
+def test_a_thread_that_outlives_its_task_is_tagged_as_its_tasks_thread(jvm: Jvm) -> None:
     go, seen = threading.Event(), []
     a = jvm.owner()
     claim(a)
 
     def late_writer() -> None:
         go.wait()
-        seen.append(ownership.marks_of_current_thread())  # its first Python call after a stopped
+        seen.append(ownership.marks_of_current_thread())
+        jvm.spark_call()  # its first Spark call comes after a stopped, while b runs
 
     thread = threading.Thread(target=late_writer, name="late")
     thread.start()
     release(a)
+    b = jvm.owner()
+    claim(b)
     go.set()
     thread.join()
+    release(b)
     assert jvm.by_thread["late"] == {a.tag}
     assert seen == [(a.tag,)]
 
 
-def test_a_busy_pure_python_thread_is_tagged_after_the_call_budget(
-    jvm: Tags, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(ownership, "CALL_BUDGET", 50)
+def test_new_threads_run_unprofiled(jvm: Jvm) -> None:
     a = jvm.owner()
     claim(a)
-    profiled: list[Any] = []
-
-    def busy() -> None:
-        for _ in range(100):
-            abs(_plus_one(0))
-        profiled.append(sys.getprofile())  # the hook is gone: the rest of the thread runs unprofiled
-
+    seen: list[Any] = []
     try:
-        _run("busy", busy)
-        _run("short", lambda: _plus_one(0))
+        _run("busy", lambda: seen.extend((sys.getprofile(), ownership.marks_of_current_thread())))
     finally:
         release(a)
-    assert jvm.by_thread["busy"] == {a.tag}
-    assert profiled == [None]
-    assert "short" not in jvm.by_thread
+    assert seen == [None, (a.tag,)]
 
 
-def _plus_one(value: int) -> int:
-    return value + 1
+def test_a_connection_opened_again_is_tagged_again(jvm: Jvm) -> None:
+    a = jvm.owner()
+    claim(a)
+    go, reset = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        jvm.spark_call()
+        jvm.by_thread["writer"].clear()  # the JVM thread of the old connection is gone
+        jvm.client.reset_connection()
+        reset.set()
+        go.wait()
+        jvm.spark_call()
+
+    thread = threading.Thread(target=writer, name="writer")
+    thread.start()
+    reset.wait()
+    release(a)
+    go.set()
+    thread.join()
+    assert jvm.by_thread["writer"] == {a.tag}
+    assert jvm.client.opened == 3  # the main thread's, the writer's, and its new one
 
 
-def test_py4j_threads_are_left_alone(jvm: Tags) -> None:
+def test_threads_that_work_for_nobody_are_never_tagged(jvm: Jvm) -> None:
+    older = threading.Event()
+
+    def call_later() -> None:
+        older.wait()
+        jvm.spark_call()
+
+    before = threading.Thread(target=call_later, name="older")
+    before.start()
+    a = jvm.owner()
+    claim(a)
+    older.set()
+    before.join()
+    release(a)
+    _run("after", jvm.spark_call)
+    assert set(jvm.by_thread) == {"MainThread"}
+
+
+def test_py4j_threads_are_left_alone(jvm: Jvm) -> None:
     a = jvm.owner()
     claim(a)
     try:
-        _run("py4j-callback", _py4j_function(lambda: None))  # py4j code is the thread's target
+        _run("py4j-callback", _py4j_function(jvm.spark_call))  # py4j code is the thread's target
     finally:
         release(a)
     assert "py4j-callback" not in jvm.by_thread
 
 
-def test_a_failing_tagger_never_reaches_the_thread(jvm: Tags) -> None:
+def test_a_failing_tagger_never_reaches_the_thread(jvm: Jvm) -> None:
     def broken(tag: str) -> None:
         raise RuntimeError("JVM gone")
 
     a = Owner(broken)
     with pytest.raises(RuntimeError):
         claim(a)  # the capture decides; the Python-side marks stay
-    results: list[Any] = []
+    results: list[str] = []
+
+    def writer() -> None:
+        jvm.spark_call()
+        results.append("ran")
+
     try:
-        _run("writer", lambda: results.append(_py4j_function(lambda: "ran")()))
+        _run("writer", writer)
     finally:
         release(a)
     assert results == ["ran"]
 
 
-def test_unrelated_captures_at_once_leave_new_threads_unmarked(jvm: Tags) -> None:
+def test_unrelated_captures_at_once_leave_new_threads_unmarked(jvm: Jvm) -> None:
     a, b = jvm.owner(), jvm.owner()
     claimed, done = threading.Event(), threading.Event()
 

@@ -92,13 +92,14 @@ def claim_task_threads(sc: Any) -> Any:
     from py4j.clientserver import ClientServer
 
     from lineage_operators.spark.fork_safety import protect_py4j_connections_from_forks
-    from lineage_operators.spark.ownership import Owner, claim
+    from lineage_operators.spark.ownership import Owner, claim, tag_new_connections
 
     if not isinstance(sc._gateway, ClientServer):
         return None
     # a tag lives on the JVM thread of a py4j connection: the provider's forked emitter must not
-    # close the connection (py4j would reconnect the thread to a new, untagged JVM thread)
+    # close the connection (py4j would log a reset and reconnect; the new one is tagged again)
     protect_py4j_connections_from_forks()
+    tag_new_connections(sc._gateway._gateway_client)
 
     def tag(value: str) -> None:
         jsc = sc._jsc

@@ -14,13 +14,12 @@ process) and a thread can outlive the task that started it. Executions are attri
 The mark travels with the thread's work:
 
 * Classic sessions: as a Spark job tag (``SparkContext.addJobTag``; tags are per JVM thread and
-  pyspark's default pinned-thread mode gives each Python thread its own). The capture's thread is
-  tagged when the capture starts and untagged when it stops. A new thread is tagged by its hook
-  just before its first py4j call, so a short thread that never calls Spark costs no py4j call.
-  Until then the hook looks at each Python call of the thread (~1 us each); it tags the thread at
-  once when the task ends first (so the next task cannot take it) or after :data:`CALL_BUDGET`
-  calls (so a busy pure-Python thread pays a few ms, not a slowdown). The capture reads the tags
-  of each execution's jobs from Spark's status store.
+  pyspark's default pinned-thread mode gives each Python thread its own py4j connection, served
+  by its own JVM thread). The capture's thread is tagged when the capture starts and untagged
+  when it stops. Any other marked thread is tagged when py4j opens its connection, which is its
+  first Spark call (:func:`tag_new_connections`): a thread that never calls Spark costs nothing,
+  and no Python call of any thread is watched. A connection py4j opens again (after a reset)
+  is tagged again. The capture reads the tags of each execution's jobs from Spark's status store.
 * Spark Connect: the gRPC interceptor runs on the calling thread and asks
   :func:`marks_of_current_thread`.
 
@@ -29,6 +28,7 @@ Nothing here raises into a user's thread; a hook that fails removes itself.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -162,55 +162,58 @@ def owners_for_new_thread(active: list[Owner]) -> tuple[Owner, ...]:
 
 
 def _on_thread_start(frame: FrameType, event: str, arg: Any) -> None:
-    """First profile event of a thread started while a capture runs (``threading.setprofile``)."""
+    """First profile event of a thread started while a capture runs (``threading.setprofile``):
+    records the thread's owners and removes itself, so the thread runs unprofiled from here."""
     sys.setprofile(None)
     try:
         if os.getpid() != _hook_pid:  # a forked child (the provider's emitter) inherited the hook
             return
-        if frame.f_globals.get("__name__", "").startswith("py4j"):
-            return  # a py4j thread class (callback connection, finalizer): not the task's
+        thread = threading.current_thread()
+        if _is_py4j_thread(thread):
+            return  # a callback connection or py4j's finalizer: not the task's
         with _lock:
             owners = owners_for_new_thread(_active)
-            if not owners:
-                return
-            _marks[threading.current_thread()] = owners
-        if any(o.tagger is not None for o in owners):
-            sys.setprofile(_first_spark_call(owners))
+            if owners:
+                _marks[thread] = owners
     except Exception:
-        sys.setprofile(None)
+        return
 
 
-#: Python calls a new thread may make before its first py4j call while its hook watches it: past
-#: this (a few ms of profiling) it is tagged at once, so a busy pure-Python thread is not slowed.
-CALL_BUDGET = 2000
+def _is_py4j_thread(thread: threading.Thread) -> bool:
+    """py4j's threads: its ``Thread`` subclasses, or a plain ``Thread`` running py4j code."""
+    target = getattr(thread, "_target", None)  # set until run() ends; the hook runs before
+    module = getattr(target, "__module__", None) or type(thread).__module__
+    return module.startswith("py4j")
 
 
-def _first_spark_call(owners: tuple[Owner, ...], budget: int | None = None) -> Callable[..., None]:
-    """Profile hook of one new thread: tags the thread's JVM thread just before its first py4j call,
-    or at once when its innermost capture stops (so the next task cannot take the thread) or after
-    ``budget`` Python calls (so profiling stays cheap); then removes itself."""
-    innermost = owners[-1]
-    left = CALL_BUDGET if budget is None else budget
+_TAGS_NEW_CONNECTIONS = "_lineage_operators_tags_new_connections"
 
-    def hook(frame: FrameType, event: str, arg: Any) -> None:
-        nonlocal left
-        if event != "call":
-            return
-        left -= 1
+
+def tag_new_connections(client: Any) -> None:
+    """Make py4j's ``JavaClient`` tag each connection it opens for a marked thread (idempotent).
+
+    In pinned-thread mode ``_create_new_connection`` runs once per Python thread, on that
+    thread, right before its first command; the tag is sent over the new connection before it.
+    """
+    if getattr(client, _TAGS_NEW_CONNECTIONS, False):
+        return
+    original: Callable[[], Any] = client._create_new_connection
+
+    def _create_new_connection() -> Any:
+        connection = original()
         try:
-            if frame.f_globals.get("__name__", "").startswith("py4j"):
-                sys.setprofile(None)
-                caller = frame.f_back
-                if caller is None or caller.f_globals.get("__name__") == "threading":
-                    return  # py4j's own thread (callback server, finalizer): not the task's
-                tag_current_thread(owners)
-            elif left <= 0 or not innermost.active:
-                sys.setprofile(None)
-                tag_current_thread(owners)
-        except Exception:
-            sys.setprofile(None)
+            with _lock:
+                owners = _marks.get(threading.current_thread(), ())
+            if owners:
+                tag_current_thread(owners)  # gives the new connection back to py4j's pool...
+                with contextlib.suppress(ValueError):
+                    client.deque.remove(connection)  # ...while the caller still holds it
+        except Exception as exc:
+            log.debug("lineage capture: could not tag a new connection: %s", type(exc).__name__)
+        return connection
 
-    return hook
+    client._create_new_connection = _create_new_connection
+    setattr(client, _TAGS_NEW_CONNECTIONS, True)
 
 
 def tag_current_thread(owners: Iterable[Owner]) -> None:
@@ -232,5 +235,6 @@ __all__ = [
     "owners_for_new_thread",
     "release",
     "tag_current_thread",
+    "tag_new_connections",
     "verdict",
 ]
