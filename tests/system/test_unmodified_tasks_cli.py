@@ -32,15 +32,22 @@ def _airflow(python: Path, args: list[str], env: dict[str, str]) -> subprocess.C
 
 
 def airflow_dags_test(
-    python: Path, dag_id: str, tmp_path: Path, base_dir: Path, *, harness: bool = False
+    python: Path,
+    dag_id: str,
+    tmp_path: Path,
+    base_dir: Path,
+    *,
+    harness: bool = False,
+    dag_files: tuple[Path, ...] = (),
 ) -> dict[str, Any]:
     """``airflow db migrate`` + ``airflow dags test`` (or, with ``harness``, the harness's ``run_dag``,
-    i.e. ``dag.test()``) in ``python``'s environment, only configuration added; the events."""
+    i.e. ``dag.test()``) in ``python``'s environment, only configuration added; the events.
+    The output is kept in ``tmp_path / "airflow-dags-test.log"``."""
     home, dags = tmp_path / "home", tmp_path / "dags"
     dags.mkdir(parents=True)
-    for name in ("unmodified_tasks.py", f"{dag_id}.py"):
-        if not (dags / name).exists():
-            (dags / name).symlink_to(DAGS / name)
+    for source in dag_files or (DAGS / "unmodified_tasks.py", DAGS / f"{dag_id}.py"):
+        if not (dags / source.name).exists():
+            (dags / source.name).symlink_to(source)
     events_path = tmp_path / "events.jsonl"
     env = {key: value for key, value in os.environ.items() if not key.startswith("AIRFLOW")}
     env.update(
@@ -129,3 +136,21 @@ def asset_events(home: Path) -> set[tuple[str, str]]:
             "SELECT a.uri, e.source_task_id FROM asset_event e JOIN asset a ON a.id = e.asset_id"
         )
         return set(rows.fetchall())
+
+
+@pytest.mark.parametrize("harness", [False, True], ids=["airflow_dags_test", "dag_test"])
+def test_a_session_opened_when_the_dag_file_is_parsed_survives_the_providers_forks(
+    tmp_path: Path, base_dir: Path, harness: bool
+):
+    """The session exists before the first task, so the provider's first forked emitter inherits
+    its py4j connection; the task's Spark calls must neither log a reset nor lose lineage."""
+    dag_file = Path(__file__).parent / "dags_module_session" / "module_session.py"
+    events = airflow_dags_test(
+        Path(sys.executable), "module_session", tmp_path, base_dir, harness=harness, dag_files=(dag_file,)
+    )
+    output = (tmp_path / "airflow-dags-test.log").read_text()
+    for noise in ("Traceback", "ConnectionResetError", "Py4JNetworkError", "Error while sending"):
+        assert noise not in output, f"{noise!r} in the output of airflow dags test:\n{output[-6000:]}"
+    for task_id in ("first", "second", "operator"):
+        event = final_event(events, "module_session", task_id)
+        assert dataset_ids(event["outputs"]) == [("file", f"{base_dir}/module/{task_id}")], task_id

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from airflow.sdk.plugins_manager import AirflowPlugin
 
-from lineage_operators.plugin.listener import TaskCaptureListener
+from lineage_operators.plugin.listener import ForkGuardListener, TaskCaptureListener
 
 
 class LineageCapturePlugin(AirflowPlugin):
     name = "lineage_operators"
-    listeners = [TaskCaptureListener()]  # noqa: RUF012  (Airflow reads this class attribute)
+    listeners = [ForkGuardListener(), TaskCaptureListener()]  # noqa: RUF012  (Airflow reads this class attribute)

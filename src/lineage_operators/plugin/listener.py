@@ -9,6 +9,7 @@ set look-up.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pluggy
@@ -20,6 +21,35 @@ log = get_logger(__name__)
 
 #: Airflow's listener hooks are pluggy hooks of the project "airflow" (``airflow.listeners.hookimpl``).
 hookimpl = pluggy.HookimplMarker("airflow")
+
+
+class ForkGuardListener:
+    """Runs before the OpenLineage provider's hooks, for every DAG run and task.
+
+    The provider forks an emitter per event; a Spark session the process opened before (a module
+    global of the DAG file, parsed by ``dag.test()`` or the task runner) would have its py4j
+    connection reset by the first child (:mod:`lineage_operators.spark.fork_safety`), and py4j
+    would log the reset with tracebacks. Costs a dictionary look-up where py4j is not loaded.
+    """
+
+    @hookimpl(tryfirst=True)
+    def on_dag_run_running(self, dag_run: Any, msg: str) -> None:
+        _protect_py4j_connections(getattr(dag_run, "dag_id", "?"))
+
+    @hookimpl(tryfirst=True)
+    def on_task_instance_running(self, previous_state: Any, task_instance: Any) -> None:
+        _protect_py4j_connections(_label(task_instance))
+
+
+def _protect_py4j_connections(label: str) -> None:
+    if "py4j.clientserver" not in sys.modules and "py4j.java_gateway" not in sys.modules:
+        return
+    try:
+        from lineage_operators.spark.fork_safety import protect_py4j_connections_from_forks
+
+        protect_py4j_connections_from_forks()
+    except Exception as error:
+        log.warning("%s: py4j connections not protected from forks: %s", label, error)
 
 
 class TaskCaptureListener:
