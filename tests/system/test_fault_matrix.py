@@ -276,3 +276,44 @@ def test_a_shared_session_keeps_each_tasks_threads_in_its_own_lineage(
     assert outputs("a") == [("file", f"{shared}/a_main"), ("file", f"{shared}/a_thread_0")]
     # b: its own thread and the extra thread it started; none of a's thread's writes during b
     assert outputs("b") == [("file", f"{shared}/b_main"), ("file", f"{shared}/b_thread")]
+
+
+def readme_backend_down_settings() -> tuple[str, dict[str, Any]]:
+    """The README's "When the lineage backend is down" settings: ``execution_timeout`` and transport."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = text.split("### When the lineage backend is down", 1)[1]
+    block = section.split("```ini\n", 1)[1].split("```", 1)[0]
+    values = dict(line.split(" = ", 1) for line in block.splitlines() if " = " in line)
+    return values["execution_timeout"].split("#")[0].strip(), json.loads(values["transport"])
+
+
+@pytest.mark.parametrize("state", ["closed", "hanging"])
+def test_a_dead_lineage_backend_with_the_readmes_settings_costs_the_task_nothing_but_time(
+    run_dag, base_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog, state: str
+):
+    """13: the provider's HTTP transport at a closed port or a server that never answers, configured
+    as the README says: the task succeeds and writes its data; each event gets at most the retries
+    the README allows (the settings really reach the provider's transport)."""
+    from tests.support.dead_backend import dead_backend
+
+    from lineage_operators.testing import runner
+
+    execution_timeout, transport = readme_backend_down_settings()
+    monkeypatch.setenv("AIRFLOW__OPENLINEAGE__EXECUTION_TIMEOUT", execution_timeout)
+    with dead_backend(state) as backend:
+        settings = json.dumps({**transport, "url": backend.url})
+        http = {"AIRFLOW__OPENLINEAGE__TRANSPORT": settings, "AIRFLOW__OPENLINEAGE__CONFIG_PATH": ""}
+        monkeypatch.setattr(runner, "transport_env", lambda *args, **kwargs: http)
+        result = run_dag(load_dag_file(DAGS, "transport_down_dag"))
+    assert result.task_states == {"write": "success"}
+    assert (base_dir / "transport" / "_SUCCESS").exists()
+    assert dict(result) == {}  # nothing reached a backend
+    ours = _messages(caplog, "lineage_operators", logging.WARNING)
+    assert ours == [], ours
+    if state == "closed":  # refused at once: the retries end long before the provider's timeout
+        expired = [m for m in _messages(caplog, "airflow.providers.openlineage") if "expired" in m]
+        assert expired == [], expired
+    else:
+        job = "fault_transport_down.write"
+        assert {key for key in backend.attempts if key[1] == job} == {("START", job), ("COMPLETE", job)}
+        assert max(backend.attempts.values()) <= 1 + transport["retry"]["total"], backend.attempts

@@ -159,3 +159,11 @@ with DAG("fault_shared_session", schedule=None, start_date=START) as shared_sess
     a = LineageAwarePySparkOperator(task_id="a", python_callable=_task_a)
     b = LineageAwarePySparkOperator(task_id="b", python_callable=_task_b)
     a >> b
+
+
+def _write_transport(spark) -> None:
+    spark.range(3).write.mode("overwrite").parquet(f"{BASE_DIR}/transport")
+
+
+with DAG("fault_transport_down", schedule=None, start_date=START) as transport_down_dag:
+    LineageAwarePySparkOperator(task_id="write", master="local[1]", python_callable=_write_transport)
