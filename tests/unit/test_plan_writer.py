@@ -69,5 +69,5 @@ def test_compile_failure_gives_none_once(
     assert plan_writer.compact_writer(tools) is None
     assert plan_writer.compact_writer(tools) is None
     assert tools.builds == 1  # not retried
-    assert caplog.text.count("cannot compile the compact plan writer") == 1
+    assert caplog.text.count("cannot compile lineage_operators.PlanWriter") == 1
     assert "Traceback" not in caplog.text

@@ -14,50 +14,24 @@ caller falls back to ``toJSON``.
 
 from __future__ import annotations
 
-import logging
-from importlib import resources
 from typing import Any
 
-from lineage_operators.spark._errors import describe
+from lineage_operators.spark import jvm_classes
 from lineage_operators.spark.jvm import JvmTools
 
 SOURCE = "PlanWriter.java"
 CLASS_NAME = "lineage_operators.PlanWriter"
-COMPILER = "org.codehaus.janino.SimpleCompiler"
 
 
 def java_source() -> str:
-    return resources.files("lineage_operators.spark").joinpath("jvm_src", SOURCE).read_text(encoding="utf-8")
+    return jvm_classes.java_source(SOURCE)
 
 
 def compact_writer(tools: JvmTools) -> Any:
     """The JVM's ``PlanWriter`` instance (compiled on first use), or None when it cannot be built."""
-    found = tools.cached("plan_writer.instance", _build)
-    return found or None
-
-
-def _build(tools: JvmTools) -> Any:
-    from lineage_operators.spark.plan_json import log_once
-
-    try:
-        return _compile(tools)
-    except Exception as exc:
-        log_once(
-            "compile",
-            logging.INFO,
-            "lineage capture: cannot compile the compact plan writer (%s); column lineage uses toJSON",
-            describe(exc),
-        )
-        return False  # cached: never retried in this JVM
-
-
-def _compile(tools: JvmTools) -> Any:
-    compiler = tools.jvm.org.codehaus.janino.SimpleCompiler()
-    compiler.setParentClassLoader(tools.jvm.org.apache.spark.util.Utils.getContextOrSparkClassLoader())
-    compiler.cook(java_source())
-    cls = compiler.getClassLoader().loadClass(CLASS_NAME)
-    no_types = tools.array("java.lang.Class", [])
-    return cls.getDeclaredConstructor(no_types).newInstance(tools.array("java.lang.Object", []))
+    return jvm_classes.compiled_instance(
+        tools, SOURCE, CLASS_NAME, "column lineage uses toJSON (the compact plan writer is missing)"
+    )
 
 
 __all__ = ["CLASS_NAME", "compact_writer", "java_source"]

@@ -122,7 +122,7 @@ def source_locations(t: JvmTools, rdds: Any) -> list[str]:
     """Input locations of the RDDs in the JVM ``Seq`` ``rdds`` and of everything they depend on."""
     source = t.cached("rdd.source", _build_source_fn)
     parents = t.cached("rdd.parents", _build_parents_fn)
-    found: list[str] = []
+    items: list[str] = []
     level = rdds
     for _ in range(MAX_DEPTH):
         text = t.read(t.joined(level.map(source), SEP))
@@ -130,11 +130,18 @@ def source_locations(t: JvmTools, rdds: Any) -> list[str]:
             break
         for field in text.split(SEP):
             if field and field != NONE:
-                for item in split_list(field):
-                    for location in _split_input_dirs(item) if "," in item else [item]:
-                        if location not in found:
-                            found.append(location)
+                items.extend(split_list(field))
         level = level.flatMap(parents).distinct()
+    return locations_of(items)
+
+
+def locations_of(items: list[str] | tuple[str, ...]) -> list[str]:
+    """Pure: the distinct locations of input items (a Hadoop input-dir value lists several)."""
+    found: list[str] = []
+    for item in items:
+        for location in _split_input_dirs(item) if "," in item else [item]:
+            if location not in found:
+                found.append(location)
     return found
 
 
@@ -288,38 +295,59 @@ class RddJobWatcher:
         if self._queue is None:
             return self._jobs
         items = self._t.jvm.java.util.ArrayList()
-        self._queue.drainTo(items)
-        for index in range(int(items.size())):
-            try:
-                facts = self._read_job(items.get(index))
-            except Exception as exc:
-                log.warning("lineage capture: cannot read an RDD job: %s", describe(exc))
-                continue
-            if facts is not None:
-                self._jobs.append(facts)
+        count = int(self._queue.drainTo(items))
+        if count:
+            self._jobs.extend(f for f in self._read_jobs(items, count) if f is not None)
         return self._jobs
 
+    def _read_jobs(self, items: Any, count: int) -> list[Any]:
+        """One JVM call for all jobs (:mod:`.rdd_reader`); job by job from Python without it."""
+        from lineage_operators.spark import rdd_reader
+
+        reader = rdd_reader.reader(self._t)
+        if reader is not None:
+            try:
+                files = rdd_reader.parse(str(reader.read(items, MAX_DEPTH)), count)
+            except Exception as exc:
+                log.info("lineage capture: reading RDD jobs from Python: %s", describe(exc))
+            else:
+                return [self._facts(items.get(i).get(0), f) for i, f in enumerate(files) if f is not None]
+        facts = []
+        for index in range(count):
+            try:
+                facts.append(self._read_job(items.get(index)))
+            except Exception as exc:
+                log.warning("lineage capture: cannot read an RDD job: %s", describe(exc))
+        return facts
+
     def _read_job(self, item: Any) -> Any:
-        from lineage_operators.spark.plan import ExecutionFacts, RelationFacts
+        from lineage_operators.spark.rdd_reader import JobFiles
 
         event, active = item.get(0), item.get(1)
         job_id = int(event.jobId())
         if active.isEmpty():
-            log.info("lineage capture: RDD job %d ended before it could be read", job_id)
-            return None
+            return self._facts(event, JobFiles(job_id, ended=True))
         job = active.get()
-        final_rdd = job.finalStage().rdd()
-        seq = self._t.jvm.scala.Option.apply(final_rdd).toList()
-        inputs = [RelationFacts(location=loc) for loc in source_locations(self._t, seq)]
+        seq = self._t.jvm.scala.Option.apply(job.finalStage().rdd()).toList()
         output = _output_dir(self._t, job.finalStage())
-        outputs = [RelationFacts(location=output)] if output else []
-        totals = job_totals(self._sc, job_id)
+        return self._facts(event, JobFiles(job_id, tuple(source_locations(self._t, seq)), output))
+
+    def _facts(self, event: Any, files: Any) -> Any:
+        """``ExecutionFacts`` of a job that touched files (``files``: ``rdd_reader.JobFiles``)."""
+        from lineage_operators.spark.plan import ExecutionFacts, RelationFacts
+
+        if files.ended:
+            log.info("lineage capture: RDD job %d ended before it could be read", files.job_id)
+            return None
+        inputs = [RelationFacts(location=loc) for loc in locations_of(files.input_items)]
+        outputs = [RelationFacts(location=files.output)] if files.output else []
+        if not inputs and not outputs:
+            return None
+        totals = job_totals(self._sc, files.job_id)
         if outputs and totals is not None:
             outputs[0].rows, outputs[0].size = totals.records_written, totals.bytes_written
             if len(inputs) == 1:  # as openlineage-spark: input statistics of single-input jobs
                 inputs[0].rows, inputs[0].size = totals.records_read, totals.bytes_read
-        if not inputs and not outputs:
-            return None
         succeeded = totals is None or totals.succeeded
         return ExecutionFacts(
             func_name="rddJob", succeeded=succeeded, inputs=inputs, outputs=outputs, tags=_job_tags(event)

@@ -1,0 +1,58 @@
+"""Small Java classes shipped in ``jvm_src/`` and compiled in the driver's JVM, once per JVM.
+
+They are compiled with Janino, the compiler Spark's own code generation uses (so it is on every
+driver's classpath), against Spark's class loader. Each replaces many py4j round trips with one
+call; each caller keeps a Python fallback for a JVM where compiling fails.
+"""
+
+from __future__ import annotations
+
+import logging
+from importlib import resources
+from typing import Any
+
+from lineage_operators.spark._errors import describe
+from lineage_operators.spark.jvm import JvmTools
+
+COMPILER = "org.codehaus.janino.SimpleCompiler"
+
+
+def java_source(file_name: str) -> str:
+    folder = resources.files("lineage_operators.spark").joinpath("jvm_src")
+    return folder.joinpath(file_name).read_text(encoding="utf-8")
+
+
+def compiled_instance(tools: JvmTools, file_name: str, class_name: str, fallback: str) -> Any:
+    """An instance of ``class_name`` (compiled on first use), or None when it cannot be built;
+    the failure is logged once, at INFO, saying what is used instead (``fallback``)."""
+    found = tools.cached(f"jvm_classes.{class_name}", lambda t: _build(t, file_name, class_name, fallback))
+    return found or None
+
+
+def _build(tools: JvmTools, file_name: str, class_name: str, fallback: str) -> Any:
+    from lineage_operators.spark.plan_json import log_once
+
+    try:
+        return _compile(tools, java_source(file_name), class_name)
+    except Exception as exc:
+        log_once(
+            f"compile.{class_name}",
+            logging.INFO,
+            "lineage capture: cannot compile %s (%s); %s",
+            class_name,
+            describe(exc),
+            fallback,
+        )
+        return False  # cached: never retried in this JVM
+
+
+def _compile(tools: JvmTools, source: str, class_name: str) -> Any:
+    compiler = tools.jvm.org.codehaus.janino.SimpleCompiler()
+    compiler.setParentClassLoader(tools.jvm.org.apache.spark.util.Utils.getContextOrSparkClassLoader())
+    compiler.cook(source)
+    cls = compiler.getClassLoader().loadClass(class_name)
+    no_types = tools.array("java.lang.Class", [])
+    return cls.getDeclaredConstructor(no_types).newInstance(tools.array("java.lang.Object", []))
+
+
+__all__ = ["compiled_instance", "java_source"]
