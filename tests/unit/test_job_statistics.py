@@ -37,6 +37,15 @@ def test_parse_executions_keeps_newer_ones_and_their_jobs() -> None:
     assert parse_executions(None) == []
 
 
+def test_parse_executions_read_for_attribution_keep_their_jobs_capture_tags() -> None:
+    tag = "lineage-operators-capture-1"
+    text = RSEP.join([_record("6", "6", "q6", f"1{SEP2}2", tag), _record("7", "6", "q7", "3", "")])
+    assert parse_executions(text) == [
+        ExecutionJobs(6, 6, "q6", (1, 2), frozenset({tag})),
+        ExecutionJobs(7, 6, "q7", (3,), frozenset()),
+    ]
+
+
 T1 = ("jdbc:postgresql://db/x", "t1")
 JT = ("file:/warehouse/jt",)
 
@@ -106,3 +115,24 @@ def test_failed_writes_and_file_writes_touch_no_status_store() -> None:
     add_job_statistics(None, None, [failed, files])  # type: ignore[arg-type]
     assert failed.outputs[0].rows is None
     assert files.outputs[0].rows is None
+
+
+def test_executions_read_for_attribution_are_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lineage_operators.spark import job_statistics
+
+    def read_again(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the status store was read a second time")
+
+    monkeypatch.setattr(job_statistics, "read_executions", read_again)
+    totals = job_statistics.JobTotals(True, 0, 0, 5, 0)
+    monkeypatch.setattr(job_statistics, "job_totals", lambda sc, job: totals)
+
+    class Session:
+        def sparkContext(self) -> None:
+            return None
+
+    table = RelationFacts(jdbc_url="jdbc:x", jdbc_table="t", provider="jdbc")
+    write = ExecutionFacts("save", True, query_id="w", outputs=[table])
+    executions = [ExecutionJobs(3, 3, "w", ()), ExecutionJobs(4, 3, "fp", (2,), frozenset({"tag"}))]
+    add_job_statistics(None, Session(), [write], since_id=2, executions=executions)  # type: ignore[arg-type]
+    assert write.outputs[0].rows == 5

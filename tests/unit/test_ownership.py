@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from lineage_operators.spark import ownership
-from lineage_operators.spark.attribution import ExecutionRecord, attributed
+from lineage_operators.spark.attribution import attributed
+from lineage_operators.spark.job_statistics import ExecutionJobs
 from lineage_operators.spark.ownership import TAG_PREFIX, Owner, claim, release, verdict
 
 OWN, OTHER = f"{TAG_PREFIX}own", f"{TAG_PREFIX}other"
@@ -52,11 +53,11 @@ class Facts:
 
 def test_attribution_rule() -> None:
     records = [
-        ExecutionRecord(10, 10, "own", frozenset({OWN})),
-        ExecutionRecord(11, 11, "other", frozenset({OTHER, "user"})),
-        ExecutionRecord(12, 12, "untagged-old", frozenset()),
-        ExecutionRecord(13, 13, "write-root"),  # the command; its job runs in a nested execution
-        ExecutionRecord(14, 13, "write-nested", frozenset({OTHER})),
+        ExecutionJobs(10, 10, "own", job_tags=frozenset({OWN})),
+        ExecutionJobs(11, 11, "other", job_tags=frozenset({OTHER, "user"})),
+        ExecutionJobs(12, 12, "untagged-old", job_tags=frozenset()),
+        ExecutionJobs(13, 13, "write-root"),  # the command; its job runs in a nested execution
+        ExecutionJobs(14, 13, "write-nested", job_tags=frozenset({OTHER})),
     ]
     facts = [
         Facts("own", 1),  # tagged by this capture although its QueryExecution is old

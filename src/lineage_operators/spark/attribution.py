@@ -19,12 +19,12 @@ of its jobs (a write's jobs run in a nested execution of the same root).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
-from lineage_operators.spark.jvm import RSEP, JvmTools, split_list, split_records
+from lineage_operators.spark.job_statistics import ExecutionJobs, execution_fields, read_executions
+from lineage_operators.spark.jvm import JvmTools
 from lineage_operators.spark.ownership import TAG_PREFIX, verdict
 
 log = get_logger(__name__)
@@ -34,19 +34,9 @@ _APP_STORE = "org.apache.spark.status.AppStatusStore"
 _JOB = "org.apache.spark.status.api.v1.JobData"
 
 
-@dataclass(frozen=True)
-class ExecutionRecord:
-    """One SQL execution in Spark's status store."""
-
-    execution_id: int
-    root_id: int
-    query_id: str | None
-    job_tags: frozenset[str] = field(default_factory=frozenset)
-
-
 def attributed(
     facts: Sequence[Any],
-    records: Sequence[ExecutionRecord],
+    records: Sequence[ExecutionJobs],
     *,
     own_tag: str | None,
     qe_watermark: int | None,
@@ -77,7 +67,7 @@ def attributed(
 
 
 def _in_window(
-    facts: Any, record: ExecutionRecord | None, qe_watermark: int | None, exec_watermark: int
+    facts: Any, record: ExecutionJobs | None, qe_watermark: int | None, exec_watermark: int
 ) -> bool:
     if facts.tags is not None or qe_watermark is None:
         return True  # RDD jobs are read only while the capture runs
@@ -121,32 +111,15 @@ def claim_task_threads(sc: Any) -> Any:
 
 def read_records(
     tools: JvmTools, jss: Any, jsc: Any, exec_watermark: int, app_id: str
-) -> list[ExecutionRecord]:
-    """The SQL executions that started after ``exec_watermark``, with their jobs' tags (a few py4j
-    calls once the function of application ``app_id`` is built; evicted executions are missing)."""
-    store = jss.sharedState().statusStore()
-    count = int(store.executionsCount())
-    if count <= 0:
-        return []
-    newest = int(store.executionsList(count - 1, 1).head().executionId())
-    wanted = newest - exec_watermark
-    if wanted <= 0:
-        return []
-    executions = store.executionsList(max(count - wanted, 0), min(wanted, count))
-    fn = tools.cached(
-        f"attribution.records.{app_id}",
-        lambda t: t.function(t.record(_fields(t, jsc.sc().statusStore()))),
-    )
-    records = []
-    for row in split_records(tools.read(tools.joined(executions.map(fn), RSEP))):
-        try:
-            execution_id, root_id = int(row[0] or ""), int(row[1] or row[0] or "")
-        except (ValueError, IndexError):
-            continue
-        if execution_id > exec_watermark:
-            tags = frozenset(split_list(row[3])) if len(row) > 3 else frozenset()
-            records.append(ExecutionRecord(execution_id, root_id, row[2], tags))
-    return records
+) -> list[ExecutionJobs]:
+    """The SQL executions that started after ``exec_watermark``, with their jobs and the jobs'
+    capture tags (one JVM call once the function of application ``app_id`` is built; evicted
+    executions are missing). JDBC job statistics reuse them (:mod:`.job_statistics`)."""
+
+    def build(t: JvmTools) -> Any:
+        return t.function(t.record(_fields(t, jsc.sc().statusStore())))
+
+    return read_executions(tools, jss, exec_watermark, (f"attribution.records.{app_id}", build))
 
 
 def _fields(t: JvmTools, app_store: Any) -> list[Any]:
@@ -164,7 +137,7 @@ def _fields(t: JvmTools, app_store: Any) -> list[Any]:
             ("scala.collection.IterableOps", "filter", ("scala.Function1", ours)),
         )
     )
-    return [t.step(_UI, "executionId"), t.step(_UI, "rootExecutionId"), t.step(_UI, "queryId"), job_tags]
+    return [*execution_fields(t), job_tags]
 
 
-__all__ = ["ExecutionRecord", "attributed", "claim_task_threads", "read_records"]
+__all__ = ["attributed", "claim_task_threads", "read_records"]

@@ -258,32 +258,28 @@ class SparkLineageCapture:
 
     # -- result ---------------------------------------------------------------------------------
 
-    def _attributed(self, facts: list[Any]) -> list[Any]:
-        """The task's executions (:mod:`lineage_operators.spark.attribution`)."""
+    def _attributed(self, facts: list[Any]) -> tuple[list[Any], list[Any] | None]:
+        """The task's executions (:mod:`lineage_operators.spark.attribution`), and the status
+        store's records it read (``ExecutionJobs``; None when it needed none)."""
         from lineage_operators.spark.attribution import attributed, read_records
 
         own_tag = self._owner.tag if self._owner is not None else None
         watermark = self._qe_watermark
         if not facts or watermark is None:
-            return facts
+            return facts, None
         new_only = all(f.tags is not None or (f.qe_id is not None and f.qe_id > watermark) for f in facts)
-        records = []
+        since = self._exec_watermark if self._exec_watermark is not None else -1
+        records = None
         if own_tag is not None or not new_only:
             try:
-                since = self._exec_watermark if self._exec_watermark is not None else -1
                 jss, jsc = self._spark._jsparkSession, self._spark.sparkContext._jsc
                 records = read_records(self._tools, jss, jsc, since, self._app_id)
             except Exception as exc:  # no status store (the task stopped its session...)
                 own_tag = None  # the time window alone, as without tags
                 if not new_only:
                     log.warning("lineage capture: cannot read Spark's SQL status store: %s", describe(exc))
-        return attributed(
-            facts,
-            records,
-            own_tag=own_tag,
-            qe_watermark=watermark,
-            exec_watermark=self._exec_watermark if self._exec_watermark is not None else -1,
-        )
+        kept = attributed(facts, records or [], own_tag=own_tag, qe_watermark=watermark, exec_watermark=since)
+        return kept, records
 
     @staticmethod
     def _last_execution_id(jss: Any) -> int:
@@ -299,8 +295,8 @@ class SparkLineageCapture:
             failures = self._failures
         if self._rdd_jobs is not None:
             facts = facts + self._rdd_jobs.executions()
-        facts = self._attributed(facts)
-        self._add_job_statistics(facts)
+        facts, records = self._attributed(facts)
+        self._add_job_statistics(facts, records)
         return build_result(
             facts,
             self._naming or NamingContext(),
@@ -309,14 +305,15 @@ class SparkLineageCapture:
             complete=complete and not failures and not self._incomplete,
         )
 
-    def _add_job_statistics(self, facts: list[Any]) -> None:
-        """Rows written by JDBC writes, from their jobs' task metrics (:mod:`.job_statistics`)."""
+    def _add_job_statistics(self, facts: list[Any], records: list[Any] | None) -> None:
+        """Rows written by JDBC writes, from their jobs' task metrics (:mod:`.job_statistics`);
+        ``records``: the status store's executions, when attribution read them already."""
         from lineage_operators.spark.job_statistics import add_job_statistics
 
         if self._tools is None or _context_stopped(self._spark):
             return  # the task stopped its session: Spark's status stores are gone
         since = self._exec_watermark if self._exec_watermark is not None else -1
-        add_job_statistics(self._tools, self._spark._jsparkSession, facts, since)
+        add_job_statistics(self._tools, self._spark._jsparkSession, facts, since, records)
 
     # -- session facts read once ----------------------------------------------------------------
 

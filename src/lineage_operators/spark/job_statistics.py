@@ -33,12 +33,14 @@ _UI_DATA = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
 
 @dataclass(frozen=True)
 class ExecutionJobs:
-    """One SQL execution as the status store knows it."""
+    """One SQL execution as the status store knows it (``job_tags``: only when read for
+    attribution, :mod:`.attribution`)."""
 
     execution_id: int
     root_id: int
     query_id: str | None
     job_ids: tuple[int, ...] = ()
+    job_tags: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -52,17 +54,18 @@ class JobTotals:
     bytes_written: int
 
 
+def execution_fields(t: JvmTools) -> list[Any]:
+    """Field handles of an execution record: id, root id, query id, job ids (more may follow)."""
+    return [
+        t.step(_UI_DATA, "executionId"),
+        t.step(_UI_DATA, "rootExecutionId"),
+        t.step(_UI_DATA, "queryId"),
+        t.mk_string(t.chain((_UI_DATA, "jobs"), ("scala.collection.MapOps", "keys"))),
+    ]
+
+
 def _build_execution_fn(t: JvmTools) -> Any:
-    return t.function(
-        t.record(
-            [
-                t.step(_UI_DATA, "executionId"),
-                t.step(_UI_DATA, "rootExecutionId"),
-                t.step(_UI_DATA, "queryId"),
-                t.mk_string(t.chain((_UI_DATA, "jobs"), ("scala.collection.MapOps", "keys"))),
-            ]
-        )
-    )
+    return t.function(t.record(execution_fields(t)))
 
 
 def _int(value: str | None) -> int | None:
@@ -82,9 +85,9 @@ def parse_executions(text: str | None, since_id: int = -1) -> list[ExecutionJobs
         if execution_id is None or execution_id <= since_id:
             continue
         jobs = tuple(j for j in (_int(v) for v in split_list(record[3])) if j is not None)
-        found.append(
-            ExecutionJobs(execution_id, execution_id if root_id is None else root_id, record[2], jobs)
-        )
+        tags = frozenset(split_list(record[4])) if len(record) > 4 else frozenset()
+        root = execution_id if root_id is None else root_id
+        found.append(ExecutionJobs(execution_id, root, record[2], jobs, tags))
     return found
 
 
@@ -96,11 +99,14 @@ def last_execution_id(store: Any) -> int:
     return int(store.executionsList(count - 1, 1).head().executionId())
 
 
-def read_executions(t: JvmTools, jss: Any, since_id: int = -1) -> list[ExecutionJobs]:
+def read_executions(
+    t: JvmTools, jss: Any, since_id: int = -1, record_fn: tuple[str, Any] | None = None
+) -> list[ExecutionJobs]:
     """The executions of the session's SQL status store whose id is above ``since_id``.
 
     Execution ids are consecutive and the store evicts the oldest first, so only its tail is read
-    (one JVM call, whatever ``spark.sql.ui.retainedExecutions`` is).
+    (one JVM call, whatever ``spark.sql.ui.retainedExecutions`` is). ``record_fn``: the cache key
+    and builder of a record function with more fields than :func:`execution_fields`.
     """
     store = jss.sharedState().statusStore()
     count = int(store.executionsCount())
@@ -110,7 +116,8 @@ def read_executions(t: JvmTools, jss: Any, since_id: int = -1) -> list[Execution
     wanted = count if since_id < 0 else min(count, max(last - since_id, 0))
     if wanted <= 0:
         return []
-    fn = t.cached("job_statistics.execution", _build_execution_fn)
+    key, build = record_fn or ("job_statistics.execution", _build_execution_fn)
+    fn = t.cached(key, build)
     text = t.read(t.joined(store.executionsList(count - wanted, wanted).map(fn), RSEP))
     return parse_executions(text, since_id)
 
@@ -169,12 +176,19 @@ def _identity(rel: Any) -> Hashable:
     return (rel.jdbc_url, rel.jdbc_table, rel.jdbc_query, rel.location, rel.table)
 
 
-def add_job_statistics(t: JvmTools, jss: Any, facts: Sequence[Any], since_id: int = -1) -> None:
+def add_job_statistics(
+    t: JvmTools,
+    jss: Any,
+    facts: Sequence[Any],
+    since_id: int = -1,
+    executions: Sequence[ExecutionJobs] | None = None,
+) -> None:
     """Give the JDBC outputs of succeeded executions (ExecutionFacts) their rows written.
 
-    Call after the listener bus is drained (both status stores are then up to date). As
-    openlineage-spark, nothing is set when the jobs wrote nothing; bytes only when counted (a
-    JDBC write counts none, so no ``size`` where openlineage-spark reports 0).
+    Call after the listener bus is drained (both status stores are then up to date); pass the
+    ``executions`` above ``since_id`` when they were read already. As openlineage-spark, nothing
+    is set when the jobs wrote nothing; bytes only when counted (a JDBC write counts none, so no
+    ``size`` where openlineage-spark reports 0).
     """
     targets = {
         f.query_id: f
@@ -185,7 +199,9 @@ def add_job_statistics(t: JvmTools, jss: Any, facts: Sequence[Any], since_id: in
         return
     writes = {q: {_identity(r) for r in f.outputs if wants_job_statistics(r)} for q, f in targets.items()}
     try:
-        jobs = tree_jobs(read_executions(t, jss, since_id), writes)
+        if executions is None:
+            executions = read_executions(t, jss, since_id)
+        jobs = tree_jobs(executions, writes)
         sc = jss.sparkContext()
     except Exception as exc:
         log.debug("lineage capture: cannot read Spark's SQL status store: %s", describe(exc))
