@@ -65,9 +65,9 @@ class JvmTools:
         found = self._classes.get(name)
         if found is None:
             if name in _PRIMITIVES:
-                found = self._java_class(_PRIMITIVES[name]).TYPE
+                found = self.java_class(_PRIMITIVES[name]).TYPE
             else:
-                found = self._java_class("java.lang.Class").forName(name, False, self._loader)
+                found = self.java_class("java.lang.Class").forName(name, False, self._loader)
             self._classes[name] = found
         return found
 
@@ -80,13 +80,13 @@ class JvmTools:
             return False
 
     def array(self, element_class: str, items: Sequence[Any]) -> Any:
-        java_cls = self.jvm.int if element_class == "int" else self._java_class(element_class)
+        java_cls = self.jvm.int if element_class == "int" else self.java_class(element_class)
         arr = self.gateway.new_array(java_cls, len(items))
         for index, item in enumerate(items):
             arr[index] = item
         return arr
 
-    def _java_class(self, name: str) -> Any:
+    def java_class(self, name: str) -> Any:
         """py4j resolves ``jvm.a.b.C`` one round trip per name part: resolve each class once."""
         found = self._java_classes.get(name)
         if found is None:
@@ -242,7 +242,7 @@ class JvmTools:
 
     def joined(self, seq: Any, sep: str) -> Any:
         """A Scala collection of strings joined with ``sep`` into a JVM-side string builder."""
-        return seq.addString(self.jvm.scala.collection.mutable.StringBuilder(), sep)
+        return seq.addString(self.java_class("scala.collection.mutable.StringBuilder")(), sep)
 
     def read(self, text: Any) -> str | None:
         """The text of a JVM ``CharSequence`` reference, fetched in chunks.

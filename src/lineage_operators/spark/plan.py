@@ -930,9 +930,8 @@ class PlanReader:
         return self._catalog
 
     def _table_identifier(self, table: TableRef) -> Any:
-        jvm = self._t.jvm
-        db = jvm.scala.Option.apply(table.database)
-        return jvm.org.apache.spark.sql.catalyst.TableIdentifier.apply(table.table, db)
+        db = self._t.java_class("scala.Option").apply(table.database)
+        return self._t.java_class("org.apache.spark.sql.catalyst.TableIdentifier").apply(table.table, db)
 
     def _lookup(self, table: TableRef) -> tuple[TableRef | None, str | None, str | None, str | None]:
         meta = self._session_catalog().getTableMetadata(self._table_identifier(table))
@@ -1006,10 +1005,9 @@ class PlanReader:
         if catalog == _SESSION_CATALOG:
             return self._catalog_output(TableRef(namespace, name), lifecycle)
         try:
-            jvm = self._t.jvm
             plugin = self._jss.sessionState().catalogManager().catalog(catalog)
             ns = self._t.array("java.lang.String", namespace.split(".") if namespace else [])
-            ident = jvm.org.apache.spark.sql.connector.catalog.Identifier.of(ns, name)
+            ident = self._t.java_class("org.apache.spark.sql.connector.catalog.Identifier").of(ns, name)
             props = plugin.loadTable(ident).properties()
             location, provider, fmt = (props.get(k) for k in ("location", "provider", "format"))
         except Exception as exc:

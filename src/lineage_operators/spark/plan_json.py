@@ -144,7 +144,7 @@ def _write_to(t: JvmTools, path: str) -> Any:
             ),
         )
     )
-    jpath = t.jvm.java.nio.file.Paths.get(path, t.array("java.lang.String", []))
+    jpath = t.java_class("java.nio.file.Paths").get(path, t.array("java.lang.String", []))
     write = t._mh.insertArguments(write, 0, t.array("java.lang.Object", [jpath]))
     write = t._mh.insertArguments(
         write, 1, t.array("java.lang.Object", [t.array("java.nio.file.OpenOption", [])])

@@ -265,8 +265,7 @@ class RddJobWatcher:
         self._jobs: list[Any] = []  # ExecutionFacts, read so far
 
     def start(self) -> None:
-        jvm = self._t.jvm
-        self._queue = jvm.java.util.concurrent.LinkedBlockingQueue()
+        self._queue = self._t.java_class("java.util.concurrent.LinkedBlockingQueue")()
         dispatch = self._t.cached("rdd.dispatch", _build_dispatch)
         bound = self._t._mh.insertArguments(
             dispatch,
@@ -277,7 +276,8 @@ class RddJobWatcher:
             self._t.cls("java.lang.reflect.InvocationHandler"), bound
         )
         interfaces, loader = self._t.cached("rdd.proxy_types", _proxy_types)
-        self._listener = jvm.java.lang.reflect.Proxy.newProxyInstance(loader, interfaces, handler)
+        proxy = self._t.java_class("java.lang.reflect.Proxy")
+        self._listener = proxy.newProxyInstance(loader, interfaces, handler)
         try:
             self._sc.listenerBus().addToQueue(self._listener, QUEUE_NAME)
         except Exception:  # no such method on this Spark: the shared queue works too
@@ -294,7 +294,7 @@ class RddJobWatcher:
         """:class:`ExecutionFacts` of the RDD jobs queued so far (call after draining the bus)."""
         if self._queue is None:
             return self._jobs
-        items = self._t.jvm.java.util.ArrayList()
+        items = self._t.java_class("java.util.ArrayList")()
         count = int(self._queue.drainTo(items))
         if count:
             self._jobs.extend(f for f in self._read_jobs(items, count) if f is not None)
@@ -328,7 +328,7 @@ class RddJobWatcher:
         if active.isEmpty():
             return self._facts(event, JobFiles(job_id, ended=True))
         job = active.get()
-        seq = self._t.jvm.scala.Option.apply(job.finalStage().rdd()).toList()
+        seq = self._t.java_class("scala.Option").apply(job.finalStage().rdd()).toList()
         output = _output_dir(self._t, job.finalStage())
         return self._facts(event, JobFiles(job_id, tuple(source_locations(self._t, seq)), output))
 
