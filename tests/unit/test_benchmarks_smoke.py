@@ -29,6 +29,7 @@ EXPECTED_FIGURES = {
     "task_overhead_ratio",
     "task_overhead_capture_fraction",
     "task_overhead_task_thread_fraction",
+    "task_overhead_mean_ratio",
     "large_plan_capture_fraction",
     "large_plan_capture_growth_2x",
     "large_plan_event_bytes",
