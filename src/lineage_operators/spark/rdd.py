@@ -120,6 +120,11 @@ def _split_input_dirs(value: str) -> list[str]:
 
 def source_locations(t: JvmTools, rdds: Any) -> list[str]:
     """Input locations of the RDDs in the JVM ``Seq`` ``rdds`` and of everything they depend on."""
+    return locations_of(_source_items(t, rdds))
+
+
+def _source_items(t: JvmTools, rdds: Any) -> list[str]:
+    """Input items as read (a Hadoop input-dir value still lists several, see :func:`locations_of`)."""
     source = t.cached("rdd.source", _build_source_fn)
     parents = t.cached("rdd.parents", _build_parents_fn)
     items: list[str] = []
@@ -132,7 +137,7 @@ def source_locations(t: JvmTools, rdds: Any) -> list[str]:
             if field and field != NONE:
                 items.extend(split_list(field))
         level = level.flatMap(parents).distinct()
-    return locations_of(items)
+    return items
 
 
 def locations_of(items: list[str] | tuple[str, ...]) -> list[str]:
@@ -330,7 +335,7 @@ class RddJobWatcher:
         job = active.get()
         seq = self._t.java_class("scala.Option").apply(job.finalStage().rdd()).toList()
         output = _output_dir(self._t, job.finalStage())
-        return self._facts(event, JobFiles(job_id, tuple(source_locations(self._t, seq)), output))
+        return self._facts(event, JobFiles(job_id, tuple(_source_items(self._t, seq)), output))
 
     def _facts(self, event: Any, files: Any) -> Any:
         """``ExecutionFacts`` of a job that touched files (``files``: ``rdd_reader.JobFiles``)."""
