@@ -73,7 +73,7 @@ class LineageRecorder:
         """
         capture = None
         try:
-            from lineage_operators.operators.pyspark import capture_timeout
+            from lineage_operators.capture_settings import capture_timeout
             from lineage_operators.spark.captures import new_capture
 
             capture = new_capture(spark, timeout=capture_timeout())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +11,7 @@ from airflow.providers.standard.operators.python import PythonOperator
 
 from lineage_operators._logging import get_logger
 from lineage_operators._optional import openlineage_client_available
+from lineage_operators.capture_settings import capture_timeout
 from lineage_operators.mixin import OpenLineageMixin
 from lineage_operators.operators.arguments import check_capture_lineage, check_master
 
@@ -164,11 +164,9 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             self._finish_capture(capture)
             self._record_lineage_safely(spark, context)
             if owned:
-                if getattr(capture, "hung", False):
-                    # SparkContext.stop() joins the listener bus, blocked by the hung callback
-                    threading.Thread(target=_stop_quietly, args=(spark,), daemon=True).start()
-                else:
-                    _stop_quietly(spark)
+                # here, on the task's thread: the next task of the process (dag.test()) must find no
+                # half-stopped context; capture never blocks the listener bus that stop() joins
+                _stop_quietly(spark)
                 if not connect_mode_before:  # pyspark switched the whole process to Connect mode
                     os.environ.pop(_CONNECT_MODE, None)
 
@@ -250,22 +248,6 @@ def _as_outlets(outlets: Any) -> list[Any]:
 
 def _is_connect(spark: Any) -> bool:
     return not hasattr(spark, "_jsparkSession")
-
-
-def capture_timeout() -> float:
-    """Seconds capture may add to a task after the job: ``[lineage_operators] capture_timeout``."""
-    from lineage_operators.spark.capture import DEFAULT_DRAIN_TIMEOUT
-
-    try:
-        from airflow.configuration import conf
-
-        value = float(conf.getfloat("lineage_operators", "capture_timeout", fallback=DEFAULT_DRAIN_TIMEOUT))
-    except Exception as error:
-        log.warning(
-            "[lineage_operators] capture_timeout is not a number, using %ss: %s", DEFAULT_DRAIN_TIMEOUT, error
-        )
-        return DEFAULT_DRAIN_TIMEOUT
-    return max(value, 0.0)
 
 
 def lineage_wanted(task: Any) -> bool:

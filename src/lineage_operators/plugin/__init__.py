@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from airflow.sdk.plugins_manager import AirflowPlugin
 
-from lineage_operators.plugin.listener import ForkGuardListener, TaskCaptureListener
+from lineage_operators.plugin.listener import ForkGuardListener, TaskCaptureListener, TaskCleanupListener
 
 
 class LineageCapturePlugin(AirflowPlugin):
     name = "lineage_operators"
-    listeners = [ForkGuardListener(), TaskCaptureListener()]  # noqa: RUF012  (Airflow reads this class attribute)
+    # Airflow reads this class attribute
+    listeners = [ForkGuardListener(), TaskCaptureListener(), TaskCleanupListener()]  # noqa: RUF012

@@ -107,12 +107,44 @@ def _finish(task_instance: Any) -> None:
         return
     try:
         result = _finish_capture(task_instance) if auto_capture.is_armed() else store.get(task_instance)
-        if result is not None:
+        if result is not None and not settings.extractor_configured():
+            # the collector is the channel only where no extractor of ours reports the task
             from lineage_operators.hook_lineage import report_to_hook_lineage
 
-            report_to_hook_lineage(result, getattr(task_instance, "task", None), _label(task_instance))
+            task = getattr(task_instance, "task", None)
+            report_to_hook_lineage(result, task, _label(task_instance), store.task_key(task_instance))
     except Exception as error:
         log.warning("Task %s: Spark lineage capture failed: %s", _label(task_instance), error)
+
+
+class TaskCleanupListener:
+    """Runs after every other listener (the provider's included) once a task ended: what the
+    plugin kept for the task's events (the stored result, hook lineage it reported) is removed,
+    so the next task of the same process (``dag.test()``, ``airflow dags test``) starts clean."""
+
+    @hookimpl(trylast=True)
+    def on_task_instance_success(self, previous_state: Any, task_instance: Any) -> None:
+        _clean_up(task_instance)
+
+    @hookimpl(trylast=True)
+    def on_task_instance_failed(self, previous_state: Any, task_instance: Any, error: Any = None) -> None:
+        _clean_up(task_instance)
+
+    @hookimpl(trylast=True)
+    def on_task_instance_skipped(self, previous_state: Any, task_instance: Any) -> None:
+        _clean_up(task_instance)
+
+
+def _clean_up(task_instance: Any) -> None:
+    if "lineage_operators.hook_lineage" not in sys.modules and not store.holds(task_instance):
+        return  # nothing was captured in this process: one look-up
+    try:
+        from lineage_operators.hook_lineage import withdraw
+
+        withdraw(store.task_key(task_instance))
+        store.drop(task_instance)
+    except Exception as error:
+        log.warning("Task %s: Spark lineage clean-up failed: %s", _label(task_instance), error)
 
 
 def _task_type(task_instance: Any) -> str | None:

@@ -37,6 +37,12 @@ def configured_operators() -> frozenset[str]:
     )
 
 
+def extractor_configured() -> bool:
+    """Whether ``[openlineage] extractors`` names this package's extractor: it then reports every
+    captured task, and Airflow's hook-lineage collector is not the channel."""
+    return names_our_extractor(_read("openlineage", "extractors"))
+
+
 def _read(section: str, key: str) -> str | None:
     try:
         from airflow.sdk.configuration import conf

@@ -2,7 +2,8 @@
 
 The provider runs extractors in a child forked from the task process after our listener hook
 finished: the child inherits this module's memory, so a plain dictionary is enough. In
-``dag.test()`` every task runs in one process, hence the key.
+``dag.test()`` every task runs in one process, hence the key; a task's entry is dropped once
+every listener handled its end (:class:`~lineage_operators.plugin.listener.TaskCleanupListener`).
 """
 
 from __future__ import annotations
@@ -29,3 +30,12 @@ def get(task_instance: Any) -> Any:
     if task_instance is None:
         return None
     return _results.get(task_key(task_instance))
+
+
+def holds(task_instance: Any) -> bool:
+    return task_instance is not None and task_key(task_instance) in _results
+
+
+def drop(task_instance: Any) -> None:
+    if task_instance is not None:
+        _results.pop(task_key(task_instance), None)

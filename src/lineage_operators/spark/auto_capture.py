@@ -95,8 +95,8 @@ def observe_session(session: Any) -> None:
 
 def _new_capture(session: Any) -> Any:
     """The capture the operator would start: same column-lineage settings and time budget."""
+    from lineage_operators.capture_settings import capture_timeout
     from lineage_operators.column_lineage.settings import resolve_settings
-    from lineage_operators.operators.pyspark import capture_timeout
     from lineage_operators.spark.captures import new_capture
 
     settings = resolve_settings()

@@ -16,8 +16,14 @@ How it works:
 * ``start()`` drains the listener bus (so executions that ended before the task are delivered to
   nobody), records two watermarks -- the newest SQL execution id in Spark's SQL status store and
   the next ``QueryExecution`` id -- then registers a py4j ``QueryExecutionListener``.
-* Each callback (on Spark's listener-bus thread) reads the plain facts of its execution right away
-  with a constant number of py4j calls (:mod:`lineage_operators.spark.plan`).
+* Each callback (on Spark's listener-bus thread) only hands the execution's py4j handle over to
+  the capture's reader thread (:class:`~lineage_operators.spark.listener.HandOver`) and returns:
+  no JVM call, so a slow or hung read never holds up the listener bus or ``SparkContext.stop()``.
+  The handle keeps the ``QueryExecution`` alive until it is read; the reader reads the plain facts
+  of each execution in callback order with a constant number of py4j calls
+  (:mod:`lineage_operators.spark.plan`). The catalog is read as late as before: Spark delivers the
+  callback asynchronously, after the user's thread has moved on, so the reader is one queue hop
+  behind the bus, not behind the user (the Spark tests of DROP/ALTER/CTAS prove it).
 * Attribution (:mod:`lineage_operators.spark.attribution`): the task's thread, and every thread
   started while the capture runs, carry the capture's Spark job tag (:mod:`.ownership`); an
   execution whose jobs carry it is the task's, one carrying only another capture's tag is not.
@@ -25,9 +31,12 @@ How it works:
   for an older one (a DataFrame built before the task, collected during it), when the SQL status
   store shows it started after ``start()``. An old execution evicted from the status store
   (``spark.sql.ui.retainedExecutions``, 1000 by default) is dropped.
-* ``snapshot()``/``stop()`` drain the bus again (so every callback has run), then name and merge in
-  plain Python (:mod:`lineage_operators.spark.resolve`). ``stop()`` unregisters the listener and
-  shuts down the py4j callback server if this module started it (and no other capture uses it).
+* ``snapshot()``/``stop()`` drain the bus again (so every callback has run) and wait for the reader,
+  both within ``capture_timeout``, then name and merge in plain Python
+  (:mod:`lineage_operators.spark.resolve`). When the budget runs out, ``stop()`` abandons the reader
+  (a read still running finishes unseen) and reports what was read. ``stop()`` unregisters the
+  listener and shuts down the py4j callback server if this module started it (and no other
+  capture uses it); the reader closes the plan JSON file after its last read.
 * Facets: schema, dataSource, symlinks (session-catalog tables), storage (delta/iceberg only),
   lifecycleStateChange and outputStatistics on outputs, inputStatistics (what the dataset is) and
   subset (untrimmed locations) on inputs; RDD-only jobs through :mod:`lineage_operators.spark.rdd`;
@@ -44,6 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lineage_operators._logging import get_logger
+from lineage_operators.capture_settings import DEFAULT_CAPTURE_TIMEOUT
 from lineage_operators.model import LineageDataset
 from lineage_operators.spark._errors import describe
 
@@ -55,9 +65,9 @@ SPARK_ENGINE_FACET = "spark_processingEngine"
 #: This package's version (``spark_processingEngine.openlineageAdapterVersion`` is the client's).
 LINEAGE_OPERATORS_FACET = "lineageOperators"
 
-#: How long capture may add to a task after the user's job ended (draining Spark's listener bus);
-#: ``[lineage_operators] capture_timeout`` (``AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT``).
-DEFAULT_DRAIN_TIMEOUT = 5.0
+#: How long capture may add to a task after the user's job ended (draining Spark's listener bus,
+#: reading what it delivered): :mod:`lineage_operators.capture_settings`.
+DEFAULT_DRAIN_TIMEOUT = DEFAULT_CAPTURE_TIMEOUT
 START_DRAIN_TIMEOUT = 5.0
 
 
@@ -93,6 +103,7 @@ class SparkLineageCapture:
         self._failures = 0
         self._state = "new"  # new -> started -> stopped
         self._listener: Any = None
+        self._handover: Any = None  # listener.HandOver: the reader thread
         self._jlistener: Any = None
         self._gateway: Any = None
         self._reader: Any = None
@@ -103,7 +114,7 @@ class SparkLineageCapture:
         self._naming: Any = None
         self._result: CaptureResult | None = None
         self._incomplete = False
-        #: a callback was still running when stop() gave up: the session's listener bus is blocked
+        #: the reader was still reading when stop() gave up on it (capture_timeout)
         self.hung = False
         self._rdd_jobs: Any = None  # RddJobWatcher
         self._owner: Any = None  # ownership.Owner: this capture's job tag on the task's threads
@@ -150,8 +161,10 @@ class SparkLineageCapture:
             log.info("lineage capture: listener bus still busy at start; relying on execution ids")
         self._exec_watermark = self._last_execution_id(jss)
         self._qe_watermark = int(jss.range(0).queryExecution().id())
+        # started before the task's threads are claimed: the reader is no thread of the task
+        self._handover = lst.HandOver(self._on_execution, self._close_columns)
         lst.acquire_callback_server(self._gateway)
-        self._listener = lst.QueryListener(self._on_execution)  # from here on, _teardown releases
+        self._listener = lst.QueryListener(self._handover.put)  # from here on, _teardown releases
         self._jlistener = lst.java_proxy(self._gateway.jvm, self._listener)
         jss.listenerManager().register(self._jlistener)
         self._rdd_jobs = _start_rdd_jobs(self._tools, sc._jsc)
@@ -194,13 +207,18 @@ class SparkLineageCapture:
         return self._result
 
     def _drain(self) -> bool:
+        """Every callback delivered (listener bus) and every execution read (reader thread), both
+        within ``capture_timeout``; False when the budget ran out."""
         from lineage_operators.spark.listener import drain
 
+        deadline = time.monotonic() + self._drain_timeout
         ok = drain(self._spark.sparkContext._jsc, self._drain_timeout)
+        if ok and self._handover is not None:
+            ok = self._handover.wait_idle(deadline - time.monotonic())
         if not ok:
             log.warning(
-                "lineage capture gave up after %.1fs (capture_timeout): Spark's listener bus was still "
-                "busy; lineage has what was captured so far",
+                "lineage capture gave up after %.1fs (capture_timeout): Spark's listener bus or the "
+                "plan reader was still busy; lineage has what was captured so far",
                 self._drain_timeout,
             )
         return ok
@@ -219,20 +237,25 @@ class SparkLineageCapture:
                 self._rdd_jobs.stop()
             except Exception as exc:
                 log.warning("lineage capture: could not unregister the RDD job listener: %s", describe(exc))
-        if self._columns is not None:
-            self._columns.close()
         if self._jlistener is not None:
             try:
                 self._spark._jsparkSession.listenerManager().unregister(self._jlistener)
             except Exception as exc:
                 log.warning("lineage capture: could not unregister the query listener: %s", describe(exc))
             self._jlistener = None
+        handover, self._handover = self._handover, None
+        if handover is None:
+            self._close_columns()
+        elif handover.wait_idle(0):
+            handover.close()  # the reader ends now and closes the plan JSON file
+        else:
+            self.hung = True
+            handover.abandon()  # a read still running finishes unseen, then the file is closed
         if self._listener is not None and self._gateway is not None:
             listener, self._listener = self._listener, None
-            if listener.in_flight:
+            if not _callbacks_returned(listener):
                 # closing the callback server under a running callback makes py4j and Spark print
                 # errors: leave it running (a daemon thread) for the callback to return into
-                self.hung = True
                 return
             try:
                 lst.release_callback_server(self._gateway)
@@ -242,19 +265,30 @@ class SparkLineageCapture:
     # -- callback (listener-bus thread) ---------------------------------------------------------
 
     def _on_execution(self, func_name: str, qe: Any, succeeded: bool) -> None:
+        """Reads one execution handed over by the listener (reader thread)."""
         started = time.perf_counter()
         try:
             facts = self._reader.read(func_name, qe, succeeded)
         except Exception as exc:
+            if self._abandoned():
+                return
             with self._lock:
                 self._failures += 1
             log.warning("lineage capture: cannot read a %s execution: %s", func_name, describe(exc))
             return
-        if facts is None:
-            return
+        if facts is None or self._abandoned():
+            return  # stop() gave up on this read: its result belongs to no event
         facts.cost_ms = (time.perf_counter() - started) * 1000
         with self._lock:
             self._facts.append(facts)
+
+    def _abandoned(self) -> bool:
+        return self.hung
+
+    def _close_columns(self) -> None:
+        columns, self._columns = self._columns, None
+        if columns is not None:
+            columns.close()
 
     # -- result ---------------------------------------------------------------------------------
 
@@ -389,6 +423,15 @@ def _subset_limit(spark: Any) -> int:
             DEFAULT_SUBSET_MAX_LOCATIONS,
         )
         return DEFAULT_SUBSET_MAX_LOCATIONS
+
+
+def _callbacks_returned(listener: Any, wait_s: float = 1.0) -> bool:
+    """Whether every callback of the (disabled) listener returned; they only hand over, so this
+    waits microseconds unless py4j is stuck."""
+    deadline = time.monotonic() + wait_s
+    while listener.in_flight and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return not listener.in_flight
 
 
 def _context_stopped(spark: Any) -> bool:

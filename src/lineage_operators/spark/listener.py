@@ -19,6 +19,7 @@ import logging
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
@@ -82,6 +83,96 @@ class QueryListener:
 
     class Java:
         implements: ClassVar[list[str]] = ["org.apache.spark.sql.util.QueryExecutionListener"]
+
+
+class HandOver:
+    """Hands executions from Spark's listener-bus thread to a reader thread of one capture.
+
+    The callback (:meth:`put`) only appends the execution's py4j handle to a queue and returns: it
+    makes no JVM call, so nothing the reader does (a slow plan, a hang) can hold up Spark's listener
+    bus, and with it ``SparkContext.stop()``. The handle keeps the ``QueryExecution`` alive in the
+    JVM until it is read. The reader reads in callback order; :meth:`wait_idle` waits for it within
+    the capture's budget, :meth:`abandon` gives up on what is left (a read still running finishes
+    unseen: its result is dropped). ``on_exit`` runs on the reader thread once it ends, so what a
+    read uses (the plan JSON file) is released after the last read, whenever that is.
+    """
+
+    def __init__(self, read: Sink, on_exit: Callable[[], None] | None = None, name: str = "lineage-reader"):
+        self._read = read
+        self._on_exit = on_exit
+        self._items: deque[tuple[str, Any, bool]] = deque()
+        self._cond = threading.Condition()
+        self._busy = False
+        self._closed = False
+        self.abandoned = False
+        self._warned = False
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def put(self, func_name: str, qe: Any, succeeded: bool) -> None:
+        """The listener's sink (listener-bus thread): queue the execution, return at once."""
+        with self._cond:
+            if self._closed:
+                return
+            self._items.append((func_name, qe, succeeded))
+            self._cond.notify_all()
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Wait until every execution handed over so far was read; False when ``timeout_s`` ran out."""
+        deadline = time.monotonic() + max(timeout_s, 0.0)
+        with self._cond:
+            while self._items or self._busy:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self.abandoned:
+                    return False
+                self._cond.wait(remaining)
+        return True
+
+    def close(self) -> None:
+        """No more executions; the reader ends after reading what is queued."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def abandon(self) -> None:
+        """Drop what is queued and the result of a read still running; the reader then ends."""
+        with self._cond:
+            self._closed = True
+            self.abandoned = True
+            self._items.clear()
+            self._cond.notify_all()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._cond:
+                    while not self._items and not self._closed:
+                        self._cond.wait()
+                    if not self._items:
+                        return
+                    item = self._items.popleft()
+                    self._busy = True
+                try:
+                    self._read(*item)
+                except BaseException as exc:  # the reader thread must go on
+                    if not self._warned and not self.abandoned:
+                        self._warned = True
+                        from lineage_operators.spark._errors import describe
+
+                        log.warning("lineage capture: reading a Spark execution failed: %s", describe(exc))
+                finally:
+                    del item  # the execution's py4j handle: the JVM may collect it now
+                    with self._cond:
+                        self._busy = False
+                        self._cond.notify_all()
+        finally:
+            if self._on_exit is not None:
+                with contextlib.suppress(Exception):
+                    self._on_exit()
 
 
 def java_proxy(jvm: Any, obj: Any) -> Any:
