@@ -13,6 +13,7 @@ from typing import Any
 REDACTED = "***"
 
 __all__ = [
+    "LOG4J_MASKS",
     "REDACTED",
     "SPARK_REDACTION_CONF",
     "is_secret_key",
@@ -340,6 +341,28 @@ SPARK_REDACTION_CONF: dict[str, str] = {
         r"|\b(AKIA|ASIA)[0-9A-Z]{16}\b"
     ),
 }
+
+
+#: Java regular expressions and replacements for Spark's own log4j2 lines (the layouts of the
+#: configuration :mod:`lineage_operators.spark.log4j` gives sessions the operator launches), in the
+#: order applied: what :func:`redact_text` masks, as patterns ``java.util.regex`` and Python's
+#: ``re`` read alike (tests/unit/test_log4j.py applies them with ``re``). ``$1`` keeps the key.
+_SECRET_KEY_WORDS = (
+    r"password|passwd|passphrase|pwd|secret|credentials?|token|user_id|sig|sas|jwt|authorization"
+    r"|(?:api|access|private|account|ssl|signing|master|encryption)[._-]?key|connection[._-]?string"
+)
+LOG4J_MASKS: tuple[tuple[str, str], ...] = (
+    (r"(?i)(jdbc:oracle:[a-z0-9]+:)[^@\s/()]*/[^@\s]*@", "$1***@"),
+    (r"(?<=://)[^\s/@'\"<>]+@", "***@"),
+    (r"(?i)(bearer\s+)[A-Za-z0-9._~+/-]{8,}=*", "$1***"),
+    (r"(?i)(identified\s+by\s+)[^\s;]+", "$1***"),
+    (r"(?i)(password\s+)'[^']*'", "$1'***'"),
+    (
+        r"(?i)([\w.-]*(?:" + _SECRET_KEY_WORDS + r")[\w.-]*[\"']?\s*(?:=>|->|=|:)\s*[\"']?)[^\s&;,)\]\"']+",
+        "$1***",
+    ),
+    (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", "***"),
+)
 
 
 # ------------------------------------------------------------------------------------------------

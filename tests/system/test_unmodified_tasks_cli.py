@@ -39,6 +39,7 @@ def airflow_dags_test(
     *,
     harness: bool = False,
     dag_files: tuple[Path, ...] = (),
+    airflow_env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """``airflow db migrate`` + ``airflow dags test`` (or, with ``harness``, the harness's ``run_dag``,
     i.e. ``dag.test()``) in ``python``'s environment, only configuration added; the events.
@@ -61,6 +62,7 @@ def airflow_dags_test(
         }
     )
     env.update({k: v for k, v in transport_env(events_path).items() if v is not None})
+    env.update(airflow_env or {})
 
     migrated = _airflow(python, ["db", "migrate"], env)
     assert migrated.returncode == 0, migrated.stderr[-3000:]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -136,14 +138,61 @@ def open_session(spec: SessionSpec) -> tuple[SparkSession, bool]:
             return active, False
         ensure_java()
     builder = SparkSession.builder
-    conf = spec.conf if spec.is_connect else with_spark_redaction(spec.conf)
+    conf = spec.conf if spec.is_connect else classic_conf(spec)
     if spec.remote is not None:
         builder = builder.remote(spec.remote)
     elif spec.master:
         builder = builder.master(spec.master)
     for key, value in conf.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate(), True
+    with _python_workers_env(conf.get(PYSPARK_PYTHON_CONF) if not spec.is_connect else None):
+        return builder.getOrCreate(), True
+
+
+PYSPARK_PYTHON_CONF = "spark.pyspark.python"
+
+
+def classic_conf(spec: SessionSpec) -> dict[str, str]:
+    """The conf of a classic session the operator creates: Spark's redaction, the task's
+    interpreter for Python workers, masked log4j lines (:mod:`lineage_operators.spark.log4j`)."""
+    import sys
+
+    from pyspark import SparkContext
+
+    from lineage_operators.spark.log4j import with_masked_logging
+
+    conf = with_spark_redaction(spec.conf)
+    conf = with_python_workers(conf, spec.master, os.environ, sys.executable)
+    return with_masked_logging(conf, os.environ, launches_jvm=SparkContext._gateway is None)
+
+
+def with_python_workers(
+    conf: Mapping[str, str], master: str | None, environ: Mapping[str, str], executable: str
+) -> dict[str, str]:
+    """Pure: ``spark.pyspark.python`` set to the task's interpreter for local masters, unless the
+    user set it or ``PYSPARK_PYTHON``. Spark would start UDF workers with ``python3`` from
+    ``PATH``, which, for a task run from a virtualenv that is not activated, lacks its packages."""
+    values = dict(conf)
+    effective = values.get("spark.master", master or "")
+    if PYSPARK_PYTHON_CONF in values or environ.get("PYSPARK_PYTHON") or not executable:
+        return values
+    if effective.startswith("local"):
+        values[PYSPARK_PYTHON_CONF] = executable
+    return values
+
+
+@contextlib.contextmanager
+def _python_workers_env(python: str | None) -> Iterator[None]:
+    """pyspark reads the workers' interpreter from ``PYSPARK_PYTHON`` when it creates the context,
+    not from ``spark.pyspark.python``: make the conf effective for the creation, then restore."""
+    if not python or os.environ.get("PYSPARK_PYTHON"):
+        yield
+        return
+    os.environ["PYSPARK_PYTHON"] = python
+    try:
+        yield
+    finally:
+        os.environ.pop("PYSPARK_PYTHON", None)
 
 
 def with_spark_redaction(conf: Mapping[str, str]) -> dict[str, str]:
