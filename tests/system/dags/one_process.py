@@ -6,7 +6,8 @@ same faults in ``dag.test()`` and in ``airflow dags test``): task ``drain_fault`
 drain raises at stop, task ``hang``'s plan reading hangs (``LINEAGE_TEST_HANG_S``, 20 s).
 
 ``spark_log_canary``: the operator launches the process's JVM; a UDF fails with a JDBC URL holding
-``LINEAGE_TEST_CANARY`` in its message, and a read of a path holding it (as ``?password=``) is ignored with a warning.
+``LINEAGE_TEST_CANARY`` in its message, and a read of a path holding it (as ``?password=``) is
+ignored with a warning.
 """
 
 from __future__ import annotations
