@@ -72,7 +72,10 @@ def main(state: str) -> None:
     from lineage_operators.testing.airflow_home import IsolatedAirflow
 
     os.environ["AIRFLOW__OPENLINEAGE__EXECUTION_TIMEOUT"] = EXECUTION_TIMEOUT
-    os.environ["LINEAGE_BENCH_OUTPUT"] = tempfile.mkdtemp(prefix="lineage-bench-transport-")
+    # the DAG's output and the unused events file: removed when the child ends, on every path
+    scratch = tempfile.TemporaryDirectory(prefix="lineage-bench-transport-", ignore_cleanup_errors=True)
+    atexit.register(scratch.cleanup)
+    os.environ["LINEAGE_BENCH_OUTPUT"] = scratch.name
     isolated = IsolatedAirflow()
     isolated.__enter__()  # the child's own Airflow home; run_dag below runs in it
     atexit.register(isolated.__exit__, None, None, None)
@@ -90,7 +93,7 @@ def main(state: str) -> None:
 
         with mock.patch.object(runner, "transport_env", http_transport):
             started = time.perf_counter()
-            result = runner.run_dag(dag, events_path=Path(tempfile.mkdtemp()) / "unused.jsonl")
+            result = runner.run_dag(dag, events_path=Path(scratch.name) / "unused.jsonl")
             seconds = time.perf_counter() - started
     report = {"state": state, "seconds": seconds, "dag_state": result.state}
     print(RESULT_PREFIX + json.dumps(report), flush=True)

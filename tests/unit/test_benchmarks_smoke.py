@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 import time
@@ -63,6 +64,7 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Compl
     results = ROOT / "benchmarks" / "RESULTS.md"
     before = results.read_bytes()
     output = tmp_path_factory.mktemp("bench") / "figures.json"
+    scratch = tmp_path_factory.mktemp("bench-tmp")  # the benchmarks' temporary folder
     started = time.monotonic()
     completed = subprocess.run(
         [sys.executable, "-m", "benchmarks.run", "--tiny", "--json", str(output)],
@@ -71,10 +73,13 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Compl
         text=True,
         timeout=TINY_TIMEOUT_SECONDS,
         check=False,
+        env={**os.environ, "TMPDIR": str(scratch)},
     )
     print(f"benchmarks --tiny took {time.monotonic() - started:.0f}s")
     assert completed.returncode == 0, completed.stdout + completed.stderr[-4000:]
     assert results.read_bytes() == before, "--tiny must not append to RESULTS.md"
+    left = sorted(p.name for p in scratch.iterdir() if p.name.startswith(("lineage-", "tmp")))
+    assert left == [], left  # plan JSON files, lineage-bench-transport-* folders...
     return completed, json.loads(output.read_text())
 
 
