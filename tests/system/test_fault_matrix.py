@@ -127,14 +127,15 @@ def test_bad_connections_and_templated_master_fail_at_start_of_execute(run_dag, 
 
 @pytest.fixture
 def injected_faults(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
-    """6: a facet builder raises for one dataset; 9: the query callback raises in task `raising`;
-    8: plan reading hangs in task `hang` until the returned event is set (at most 90 s)."""
+    """6: a facet builder raises for one dataset; 9: the query callback (the listener's hand-over
+    to the reader thread) raises in task `raising`; 8: plan reading (on the reader thread) hangs in
+    task `hang` until the returned event is set (at most 90 s)."""
     from lineage_operators import facets
-    from lineage_operators.spark.capture import SparkLineageCapture
+    from lineage_operators.spark.listener import HandOver
     from lineage_operators.spark.plan import PlanReader
 
     release = threading.Event()
-    schema_facet, on_execution, read = facets.schema_facet, SparkLineageCapture._on_execution, PlanReader.read
+    schema_facet, on_execution, read = facets.schema_facet, HandOver.put, PlanReader.read
 
     def bad_schema(text: str) -> Any:
         if "boom" in text:
@@ -152,7 +153,7 @@ def injected_faults(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event
         return read(self, *args)
 
     monkeypatch.setattr(facets, "schema_facet", bad_schema)
-    monkeypatch.setattr(SparkLineageCapture, "_on_execution", raising)
+    monkeypatch.setattr(HandOver, "put", raising)
     monkeypatch.setattr(PlanReader, "read", hanging)
     monkeypatch.setenv("AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT", "2")
     try:
