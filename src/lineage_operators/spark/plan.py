@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote
 
 from lineage_operators._logging import get_logger
+from lineage_operators.spark import iceberg  # iceberg hook
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.alter import alter_outputs, is_alter
 from lineage_operators.spark.jvm import (
@@ -94,6 +95,8 @@ class RelationFacts:
     size: int | None = None
     files: int | None = None
     expr_ids: tuple[int, ...] = ()  # the leaf's output attributes, to join column lineage
+    version: str | None = None  # iceberg hook: datasetVersion (an Iceberg snapshot id)
+    symlink: tuple[str, str] | None = None  # iceberg hook: TABLE symlink named by the table's catalog
 
 
 @dataclass
@@ -285,6 +288,7 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
                 t.step(DSV2_REL, "identifier"), t.chain((IDENTIFIER, "namespace"), t.array_join("."))
             ),
             t.option_map(t.step(DSV2_REL, "identifier"), t.step(IDENTIFIER, "name")),
+            iceberg.snapshot_field(t),  # iceberg hook: snapshot ids of an Iceberg table
         ],
         SEP3,
     )
@@ -743,6 +747,8 @@ class PlanReader:
         self, v2: list[str | None], roots: list[str], leaf_dirs: set[str], schema: str | None
     ) -> list[RelationFacts]:
         name, location, provider, fmt, catalog, namespace, ident = (_at(v2, i) for i in range(7))
+        ref = (catalog, namespace, ident)  # iceberg hook: datasetVersion and symlink of an Iceberg table
+        version, symlink = iceberg.relation_extras(self._jss, provider, _at(v2, 7), ref)
         file_format = fmt.split("/")[-1] if fmt else None
         if roots:  # a v2 file source (FileTable)
             return [
@@ -758,6 +764,8 @@ class PlanReader:
                     schema_text=schema,
                     provider=provider,
                     file_format=file_format,
+                    version=version,  # iceberg hook
+                    symlink=symlink,  # iceberg hook
                 )
             ]
         return []
@@ -901,6 +909,8 @@ class PlanReader:
             return rels
         if cls in V2_CREATES:
             return self._v2_created(cls, f(0), f(1), f(2))
+        if cls in iceberg.ROW_LEVEL_WRITES:  # iceberg hook: MERGE/UPDATE/DELETE write their originalTable
+            return [replace(r, lifecycle="OVERWRITE") for r in self._read_leaf(plan.originalTable())]
         if is_alter(cls):
             return alter_outputs(self, self._t, plan)
         return []
@@ -1002,6 +1012,10 @@ class PlanReader:
         self, catalog: str | None, namespace: str | None, name: str, lifecycle: str | None
     ) -> list[RelationFacts]:
         """A table of a v2 catalog as an output, loaded from its catalog."""
+        # iceberg hook (3 lines): a table of an Iceberg catalog, with its snapshot and symlink
+        loaded = iceberg.load_table(self._jss, self._t, catalog, namespace, name)
+        if loaded is not None:
+            return [RelationFacts(table=TableRef(namespace, name, catalog), lifecycle=lifecycle, **loaded)]
         if catalog == _SESSION_CATALOG:
             return self._catalog_output(TableRef(namespace, name), lifecycle)
         try:
