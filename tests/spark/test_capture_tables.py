@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from spark_helpers import captured, get, lifecycle, local, names, schema, stats
-from spark_lines import CREATE_TABLE_KEEPS_SQL_TEXT
+from tests.support.spark_lines import CREATE_TABLE_KEEPS_SQL_TEXT
 
 
 @pytest.fixture(scope="module")

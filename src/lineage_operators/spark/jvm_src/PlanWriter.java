@@ -220,7 +220,7 @@ public class PlanWriter {
         Object names = constructorNames.get(cls);
         if (names == null) {
             try {
-                names = org.apache.spark.sql.catalyst.ScalaReflection.getConstructorParameterNames(cls);
+                names = org.apache.spark.sql.catalyst.ScalaReflection$.MODULE$.getConstructorParameterNames(cls);
             } catch (Throwable e) {
                 names = scala.collection.immutable.Nil$.MODULE$;
             }
