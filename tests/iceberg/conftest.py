@@ -60,6 +60,14 @@ def _jvm_lacks_iceberg() -> bool:
     return not SparkContext._jvm.org.apache.spark.util.Utils.classIsLoadable(ICEBERG_CATALOG)
 
 
+@pytest.fixture
+def iceberg_jvm(iceberg_jars: list[Path]) -> list[Path]:
+    """The jars, when this process's JVM is not running yet or was started with them."""
+    if _jvm_lacks_iceberg():
+        pytest.skip("the Iceberg jars must be on the JVM's classpath from its start: run tests/iceberg alone")
+    return iceberg_jars
+
+
 @pytest.fixture(scope="session")
 def spark(
     iceberg_jars: list[Path], iceberg_warehouses: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory

@@ -33,13 +33,13 @@ def _dataset(datasets: list[dict[str, Any]], path: Path) -> dict[str, Any]:
 
 def test_operator_writes_and_reads_iceberg_tables(
     run_dag: Callable[..., DagRunResult],
-    iceberg_jars: list[Path],
+    iceberg_jvm: list[Path],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     warehouse = tmp_path / "warehouse"
     monkeypatch.setenv("LINEAGE_ICEBERG_WAREHOUSE", str(warehouse))
-    monkeypatch.setenv("LINEAGE_ICEBERG_JARS", ",".join(str(j) for j in iceberg_jars))
+    monkeypatch.setenv("LINEAGE_ICEBERG_JARS", ",".join(str(j) for j in iceberg_jvm))
     # as in a user's environment: no ``--jars`` of tests/conftest.py replacing the DAG's spark.jars
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
     spec = importlib.util.spec_from_file_location("iceberg_tables_dag", DAG_FILE)
