@@ -127,6 +127,10 @@ def test_merge_update_delete(spark: Any, hadoop: Path) -> None:
     assert names(merge.inputs) == {local(hadoop / "db" / "changes")}
     changes = get(merge.inputs, hadoop / "db" / "changes")
     _table(changes, hadoop, "db.changes", latest(spark, "ice.db.changes"))
+    # through MergeRows: UPDATE SET t.v = c.v and INSERT * copy the source's columns
+    sources = column_sources(merged)
+    assert sources["v"] == {("changes", "v", "IDENTITY")}
+    assert sources["id"] == {("changes", "id", "IDENTITY")}
 
     for statement in (
         "UPDATE ice.db.target SET v = upper(v) WHERE id = 1",

@@ -45,7 +45,9 @@ public class PlanWriter {
         "groupingExpressions", "windowExpressions", "order", "joinType", "exists", "generator",
         "generatorOutput", "unrequiredChildIndex", "projections", "plan", "id", "cteId",
         "outputAttrIds", "loopId", "isAll", "keys", "dataCols", "partitionCols", "e", "right",
-        "replacement", "query"
+        "replacement", "query",
+        // iceberg hook: MERGE INTO's MergeRows instructions (row-level writes, Spark 3.4+)
+        "matchedInstructions", "notMatchedInstructions", "notMatchedBySourceInstructions"
     }));
 
     /**
