@@ -10,14 +10,14 @@ import pyspark
 #: (major, minor) of the pyspark under test.
 SPARK_LINE = tuple(int(part) for part in pyspark.__version__.split(".")[:2])
 
-#: Spark before 4.2 keeps the parser's origin (the SQL text) on the command a schema-only
+#: Spark before 4.1 keeps the parser's origin (the SQL text) on the command a schema-only
 #: ``CREATE TABLE t (...) USING ...`` runs as, so the task's SQL facet lists that statement too;
-#: from 4.2 that command has no origin, so its text is not in the facet.
-CREATE_TABLE_KEEPS_SQL_TEXT = SPARK_LINE < (4, 2)
+#: from 4.1 that command has no origin, so its text is not in the facet.
+CREATE_TABLE_KEEPS_SQL_TEXT = SPARK_LINE < (4, 1)
 
 
 def is_schema_only_create(statement: str) -> bool:
-    """``CREATE TABLE name (columns) ...`` (not CTAS): its text is in the SQL facet before 4.2 only."""
+    """``CREATE TABLE name (columns) ...`` (not CTAS): its text is in the SQL facet before 4.1 only."""
     head = statement.strip().upper()
     return head.startswith("CREATE TABLE") and " AS SELECT " not in head and "(" in head.split(" USING")[0]
 

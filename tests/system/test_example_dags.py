@@ -34,8 +34,8 @@ def test_catalog_tables_report_locations_with_table_symlinks(run_example, base_d
 
 
 def _without_schema_only_creates(result: dict) -> None:
-    """Spark before 4.2 keeps the SQL text of a schema-only ``CREATE TABLE`` (the golden file is
-    4.2+'s, without it): on those lines, check the texts are there, then drop them."""
+    """Spark before 4.1 keeps the SQL text of a schema-only ``CREATE TABLE`` (the golden file is
+    4.1+'s, without it): on those lines, check the texts are there, then drop them."""
     found = []
     for events in result.values():
         for event in events:
