@@ -6,13 +6,14 @@ UV := $(VENV)/bin/uv
 SPARK_ONLY_VENV := .venv-spark-only
 SPARK_PROVIDER_VENV := .venv-spark-provider
 LOWEST_VENV := .venv-lowest
+LOWEST_SPARK_VENV := .venv-lowest-spark
 # The suite validates events against the schemas in ../shared/openlineage-spec when it exists;
 # without it validate_events downloads them (and caches them in the user's cache dir).
 SPEC_DIR := $(abspath $(CURDIR)/../shared/openlineage-spec)
 SPEC_ENV := $(if $(wildcard $(SPEC_DIR)/OpenLineage.json),OPENLINEAGE_SPEC_DIR=$(SPEC_DIR),)
 export UV_LINK_MODE := copy
 
-.PHONY: setup demo test test-fast test-lowest lint bench services spark-only-env spark-provider-env clean
+.PHONY: setup demo test test-fast test-lowest test-lowest-spark test-spark-lines lint bench services spark-only-env spark-provider-env clean
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -43,7 +44,8 @@ $(SPARK_PROVIDER_VENV)/.installed: pyproject.toml $(VENV)/.installed
 spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 
 # The lowest versions pyproject.toml allows for its direct dependencies (Airflow, the providers,
-# openlineage-python, openlineage-sql, pyspark with its Connect client): proves the declared lower bounds
+# openlineage-python, openlineage-sql, pyspark with its Connect client; the `connect` extra makes that
+# pyspark 4.2.0, the `spark` extra's own bound 3.5.0 is `make test-lowest-spark`): proves the declared lower bounds
 # (README's "Supported versions") really produce lineage. Part of `make test`, so CI runs it.
 # Its tests, to stay a few minutes long: every system test (Airflow, the provider, openlineage-python and
 # pyspark end to end, classic and Connect) and the Spark tests of the version-dependent JVM-facing code
@@ -69,6 +71,45 @@ test-lowest: $(LOWEST_VENV)/.installed services
 	$(UV) pip list --python $(LOWEST_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-(openlineage|standard|common-compat) |openlineage-(python|sql) |pyspark )"
 	$(SPEC_ENV) $(LOWEST_VENV)/bin/python -m pytest -p no:cacheprovider --durations=10 $(LOWEST_TESTS)
 
+# One environment per older Spark line (README "Install"): `spark` and `openlineage` extras beside the
+# newest pyspark of the line (pyspark 3.5 bundles Scala 2.12 jars, 4.x Scala 2.13; no Connect before 4.x's
+# server jars, and the `connect` extra needs 4.2+). Each runs LINE_TESTS: the Spark tests of the JVM-facing
+# capture code (plan reading, commands, catalog tables, JDBC and RDD jobs, statistics, attribution, threads,
+# the compiled Java classes, column lineage of writes) and the example DAGs' golden files. The newest line
+# runs them in `make test`; 4.2.0 in `make test-lowest` (below). `make test-spark-3.5` runs one line.
+# Per-line expectations are explicit in tests/support/spark_lines.py.
+SPARK_LINES := 3.5 4.0 4.1
+LINE_TESTS ?= tests/spark/test_capture_files.py tests/spark/test_capture_lifecycle.py \
+	tests/spark/test_capture_tables.py tests/spark/test_column_lineage_writes.py \
+	tests/spark/test_jdbc_statistics.py tests/spark/test_rdd_reader.py tests/spark/test_capture_threads.py \
+	tests/spark/test_column_lineage_compact_plans.py tests/system/test_example_dags.py
+
+.venv-spark-%/.installed: pyproject.toml $(VENV)/.installed
+	@test -x .venv-spark-$*/bin/python || $(UV) venv --quiet --python $(PY) .venv-spark-$*
+	$(UV) pip install --quiet --python .venv-spark-$*/bin/python -e ".[spark,openlineage]" "pyspark==$*.*" --group dev
+	@touch $@
+
+test-spark-%: .venv-spark-%/.installed services
+	@.venv-spark-$*/bin/python -c "import pyspark; print('pyspark', pyspark.__version__)"
+	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_TESTS)
+
+test-spark-lines: $(addprefix test-spark-,$(SPARK_LINES))
+
+.PRECIOUS: .venv-spark-%/.installed
+
+# The lower bound of the `spark` extra alone (pyspark 3.5.0, with the lowest Airflow, providers and
+# openlineage-python): `make test-lowest` cannot show it, as the `connect` extra lifts pyspark to 4.2.0.
+$(LOWEST_SPARK_VENV)/.installed: pyproject.toml $(VENV)/.installed
+	@rm -rf $(LOWEST_SPARK_VENV)
+	$(UV) venv --quiet --python $(PY) $(LOWEST_SPARK_VENV)
+	$(UV) pip install --quiet --python $(LOWEST_SPARK_VENV)/bin/python --resolution lowest-direct -e ".[spark,openlineage]"
+	$(UV) pip install --quiet --python $(LOWEST_SPARK_VENV)/bin/python --group dev
+	@touch $@
+
+test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed services
+	$(UV) pip list --python $(LOWEST_SPARK_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-openlineage |openlineage-python |pyspark )"
+	$(SPEC_ENV) $(LOWEST_SPARK_VENV)/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_TESTS)
+
 services:
 	@bash scripts/ensure_test_services.sh
 
@@ -79,6 +120,8 @@ test: setup spark-only-env spark-provider-env services
 	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
 	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest
 	$(MAKE) test-lowest
+	$(MAKE) test-lowest-spark
+	$(MAKE) test-spark-lines
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts
@@ -89,4 +132,4 @@ bench: setup services
 	$(PY) -m benchmarks.run
 
 clean:
-	rm -rf .build $(VENV) $(SPARK_ONLY_VENV) $(SPARK_PROVIDER_VENV) $(LOWEST_VENV)
+	rm -rf .build $(VENV) $(SPARK_ONLY_VENV) $(SPARK_PROVIDER_VENV) $(LOWEST_VENV) $(LOWEST_SPARK_VENV) .venv-spark-*

@@ -25,6 +25,7 @@ from openlineage.client.facet_v2 import (
     RunFacet,
     base_subset_dataset,
     catalog_dataset,
+    dataset_version_dataset,
     datasource_dataset,
     input_statistics_input_dataset,
     lifecycle_state_change_dataset,
@@ -227,6 +228,11 @@ def hive_catalog_facet(
     )
 
 
+def dataset_version_facet(version: str | None) -> dataset_version_dataset.DatasetVersionDatasetFacet | None:
+    """``version``: the dataset's version read or written (an Iceberg snapshot id); None when unknown."""
+    return dataset_version_dataset.DatasetVersionDatasetFacet(datasetVersion=version) if version else None
+
+
 def _non_negative(value: int | None) -> int | None:
     return value if value is not None and value >= 0 else None
 
@@ -362,6 +368,7 @@ __all__ = [
     "SparkApplicationDetailsRunFacet",
     "add_counts",
     "custom_schema_url",
+    "dataset_version_facet",
     "datasource_facet",
     "hive_catalog_facet",
     "input_statistics_facet",

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from tests.support.spark_lines import skip_reason
 from tests.unit.column_lineage_plans.record_plans import SQL_CASES, TABLES, _df_cases
 
 from lineage_operators.column_lineage import lineage_of_plan
@@ -77,6 +78,8 @@ def _assert_same_lineage(full: str, compact: str, *, has_sources: bool = True) -
 @pytest.mark.parametrize("case", sorted(SQL_CASES))
 def test_sql_plans(spark: Any, tables: set[str], case: str) -> None:
     text = SQL_CASES[case]
+    if reason := skip_reason(case):
+        pytest.skip(reason)
     if any(f" {table} " in f"{text} " for table in tables):
         pytest.skip(f"needs Hive support ({case})")
     full, compact = _both(spark, _analyzed(spark, text))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.support.spark_lines import CREATE_TABLE_KEEPS_SQL_TEXT, is_schema_only_create
 from tests.system.conftest import all_text, assert_matches_golden, dataset_ids, final_event
 
 
@@ -28,7 +29,23 @@ def test_file_pipeline_lineage_connects_task_to_task(run_example, base_dir: Path
 def test_catalog_tables_report_locations_with_table_symlinks(run_example, base_dir: Path):
     result = run_example("catalog_tables")
     assert result.state == "success", result.task_states
+    _without_schema_only_creates(result)
     assert_matches_golden(result, "catalog_tables", base_dir)
+
+
+def _without_schema_only_creates(result: dict) -> None:
+    """Spark before 4.1 keeps the SQL text of a schema-only ``CREATE TABLE`` (the golden file is
+    4.1+'s, without it): on those lines, check the texts are there, then drop them."""
+    found = []
+    for events in result.values():
+        for event in events:
+            sql = event.get("job", {}).get("facets", {}).get("sql")
+            if not sql:
+                continue
+            statements = sql["query"].split(";\n")
+            found += [s for s in statements if is_schema_only_create(s)]
+            sql["query"] = ";\n".join(s for s in statements if not is_schema_only_create(s))
+    assert bool(found) == CREATE_TABLE_KEEPS_SQL_TEXT, found
 
 
 def test_internal_operator_and_failing_task(run_example, base_dir: Path):

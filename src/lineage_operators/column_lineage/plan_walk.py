@@ -18,6 +18,7 @@ from lineage_operators.column_lineage import (
 )
 from lineage_operators.column_lineage.expressions import (
     AGGREGATION,
+    CONDITIONAL,
     FILTER,
     GROUP_BY,
     IDENTITY_MASK,
@@ -129,6 +130,7 @@ class PlanWalk:
             "UnionLoop": self._union_loop,
             "UnionLoopRef": self._union_loop_ref,
             "HiveTableRelation": self._hive_relation,
+            "MergeRows": self._merge_rows,
         }
 
     # -- traversal -------------------------------------------------------------------------------
@@ -388,6 +390,32 @@ class PlanWalk:
         ]
         for (ident, _), lineage in zip(output, merged, strict=True):
             self.attrs[ident] = lineage
+        return output
+
+    def _merge_rows(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
+        """MERGE INTO's row rewrite (Spark 3.4+, under ``ReplaceData``/``WriteDelta``): output i takes
+        output expression i of every instruction (``Keep``; ``Split`` holds two rows); the WHEN
+        conditions choose the rows written: CONDITIONAL dataset dependencies."""
+        output = self._attrs_field(node, "output")
+        rows: list[list[Node]] = []
+        instructions = (
+            node.fields.get("matchedInstructions"),
+            node.fields.get("notMatchedInstructions"),
+            node.fields.get("notMatchedBySourceInstructions"),
+        )
+        for field in instructions:
+            for item in _as_list(field):
+                instruction = parse_tree(item)
+                if instruction is None or not instruction.children:
+                    continue
+                condition, *values = instruction.children
+                self.exprs.collect(condition, CONDITIONAL, sink)
+                if instruction.cls.endswith("Split") and len(values) == 2 * len(output):
+                    rows += [values[: len(output)], values[len(output) :]]
+                elif values:
+                    rows.append(values)
+        for index, (ident, _) in enumerate(output):
+            self.attrs[ident] = union(self.exprs.lineage(row[index]) for row in rows if index < len(row))
         return output
 
     def _with_cte(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:

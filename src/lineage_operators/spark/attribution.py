@@ -132,9 +132,9 @@ def _fields(t: JvmTools, app_store: Any) -> list[Any]:
     job_tags = t.mk_string(  # only captures' tags: Spark adds two long ones of its own per job
         t.chain(
             (_UI, "jobs"),
-            ("scala.collection.MapOps", "keys"),
-            ("scala.collection.IterableOps", "flatMap", ("scala.Function1", tags_of_job)),
-            ("scala.collection.IterableOps", "filter", ("scala.Function1", ours)),
+            (t.line.collection_class("map"), "keys"),
+            t.coll.step("flatMap", tags_of_job),
+            t.coll.step("filter", ours),
         )
     )
     return [*execution_fields(t), job_tags]

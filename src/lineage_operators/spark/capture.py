@@ -142,6 +142,7 @@ class SparkLineageCapture:
         from lineage_operators.redaction import redact_url
         from lineage_operators.spark import listener as lst
         from lineage_operators.spark.attribution import claim_task_threads
+        from lineage_operators.spark.execution_ids import start_recording
         from lineage_operators.spark.jvm import tools_for
         from lineage_operators.spark.plan import PlanReader
 
@@ -156,6 +157,7 @@ class SparkLineageCapture:
         self._reader = PlanReader(self._tools, jss, redact_url, self._columns)
         self._run_facets = self._read_run_facets(sc)
         self._app_id = str(self._run_facets["spark_applicationDetails"].applicationId)
+        start_recording(self._tools, sc._jsc, self._app_id)  # lines: the status store's join key
         self._naming = self._read_naming(spark, sc)
         if not lst.drain(sc._jsc, START_DRAIN_TIMEOUT):
             log.info("lineage capture: listener bus still busy at start; relying on execution ids")

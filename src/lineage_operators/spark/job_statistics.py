@@ -24,6 +24,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
+from lineage_operators.spark.execution_ids import key_field
 from lineage_operators.spark.jvm import RSEP, JvmTools, split_list, split_records
 
 log = get_logger(__name__)
@@ -59,8 +60,8 @@ def execution_fields(t: JvmTools) -> list[Any]:
     return [
         t.step(_UI_DATA, "executionId"),
         t.step(_UI_DATA, "rootExecutionId"),
-        t.step(_UI_DATA, "queryId"),
-        t.mk_string(t.chain((_UI_DATA, "jobs"), ("scala.collection.MapOps", "keys"))),
+        key_field(t),
+        t.mk_string(t.chain((_UI_DATA, "jobs"), (t.line.collection_class("map"), "keys"))),
     ]
 
 
@@ -118,7 +119,7 @@ def read_executions(
         return []
     key, build = record_fn or ("job_statistics.execution", _build_execution_fn)
     fn = t.cached(key, build)
-    text = t.read(t.joined(store.executionsList(count - wanted, wanted).map(fn), RSEP))
+    text = t.read(t.joined(t.coll.map(store.executionsList(count - wanted, wanted), fn), RSEP))
     return parse_executions(text, since_id)
 
 

@@ -18,6 +18,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from lineage_operators.spark.spark_line import Collections, SparkLine, detect
+
 #: Between fields of one record.
 SEP = "\u001f"
 #: Between the items of a list inside one field.
@@ -52,11 +54,33 @@ class JvmTools:
         self._java_classes: dict[str, Any] = {}
         self._functions: dict[str, Any] = {}
         self._lock = threading.RLock()
+        self._line: SparkLine | None = None
+        self._collections: Collections | None = None
         obj = self.cls("java.lang.Object")
         self._oo = self._mt.methodType(obj, obj)
         self._nothing = self._mh.dropArguments(
             self._mh.constant(obj, NONE), 0, [self.cls("java.lang.Throwable"), obj]
         )
+
+    # -- the Spark line ----------------------------------------------------------------------
+
+    @property
+    def line(self) -> SparkLine:
+        """This JVM's Spark and Scala versions (:mod:`.spark_line`), read on first use."""
+        if self._line is None:
+            self._line = detect(self.jvm)
+        return self._line
+
+    @property
+    def coll(self) -> Collections:
+        """Scala collection calls of this JVM's Scala version (:class:`.spark_line.Collections`)."""
+        if self._collections is None:
+            self._collections = Collections(self.line, self.jvm)
+        return self._collections
+
+    def once(self) -> str:
+        """The class declaring ``mkString``/``size``/``toList`` of collections and iterators."""
+        return self.line.collection_class("once")
 
     # -- classes and arrays ------------------------------------------------------------------
 
@@ -165,9 +189,7 @@ class JvmTools:
 
     def mk_string(self, handle: Any, sep: str = SEP2) -> Any:
         """A Scala collection returned by ``handle`` joined with ``sep``."""
-        return self.text(
-            self.chain(handle, ("scala.collection.IterableOnceOps", "mkString", ("java.lang.String", sep)))
-        )
+        return self.text(self.chain(handle, (self.once(), "mkString", ("java.lang.String", sep))))
 
     def array_join(self, sep: str = ".") -> Any:
         """A handle joining a Java ``String[]`` argument with ``sep``."""
@@ -194,7 +216,7 @@ class JvmTools:
                 handle,
                 ("scala.Option", "map", ("scala.Function1", self.function(inner))),
                 ("scala.Option", "toList"),
-                ("scala.collection.IterableOnceOps", "mkString", ("java.lang.String", "")),
+                (self.once(), "mkString", ("java.lang.String", "")),
             )
         )
 
@@ -228,7 +250,7 @@ class JvmTools:
             self.chain(
                 handle,
                 ("scala.Option", "toList"),
-                ("scala.collection.IterableOnceOps", "mkString", ("java.lang.String", "")),
+                (self.once(), "mkString", ("java.lang.String", "")),
             )
         )
 

@@ -38,13 +38,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote
 
 from lineage_operators._logging import get_logger
+from lineage_operators.spark import iceberg  # iceberg hook
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.alter import alter_outputs, is_alter
+from lineage_operators.spark.execution_ids import query_key
 from lineage_operators.spark.jvm import (
     CTSEP,
     NONE,
@@ -94,6 +96,8 @@ class RelationFacts:
     size: int | None = None
     files: int | None = None
     expr_ids: tuple[int, ...] = ()  # the leaf's output attributes, to join column lineage
+    version: str | None = None  # iceberg hook: datasetVersion (an Iceberg snapshot id)
+    symlink: tuple[str, str] | None = None  # iceberg hook: TABLE symlink named by the table's catalog
 
 
 @dataclass
@@ -144,7 +148,6 @@ TREE_NODE = "org.apache.spark.sql.catalyst.trees.TreeNode"
 STRUCT = "org.apache.spark.sql.types.StructType"
 ORIGIN = "org.apache.spark.sql.catalyst.trees.Origin"
 OPTION = "scala.Option"
-MAP_OPS = "scala.collection.MapOps"
 REGISTER = "org.apache.spark.sql.sources.DataSourceRegister"
 RESOLVED_ID = "org.apache.spark.sql.catalyst.analysis.ResolvedIdentifier"
 
@@ -229,12 +232,13 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
     (:func:`_build_schemas_fn`).
     """
     relation = (LR, "relation")
+    key_set = (t.line.collection_class("map"), "keySet")
     hfr_paths = t.when(HFR, t.mk_string(t.chain((HFR, "location"), (FILE_INDEX, "rootPaths"))))
     hfr_dirs = t.when(
         HFR,
         t.chain(
             (HFR, "location"),
-            t.when(PAFI, t.mk_string(t.chain((PAFI, "leafDirToChildrenFiles"), (MAP_OPS, "keySet")))),
+            t.when(PAFI, t.mk_string(t.chain((PAFI, "leafDirToChildrenFiles"), key_set))),
         ),
     )
     v2_table = (DSV2_REL, "table")
@@ -243,7 +247,7 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
         FILE_TABLE,
         t.chain(
             (FILE_TABLE, "fileIndex"),
-            t.when(PAFI, t.mk_string(t.chain((PAFI, "leafDirToChildrenFiles"), (MAP_OPS, "keySet")))),
+            t.when(PAFI, t.mk_string(t.chain((PAFI, "leafDirToChildrenFiles"), key_set))),
         ),
     )
     ct = _ct_record(t)
@@ -285,6 +289,7 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
                 t.step(DSV2_REL, "identifier"), t.chain((IDENTIFIER, "namespace"), t.array_join("."))
             ),
             t.option_map(t.step(DSV2_REL, "identifier"), t.step(IDENTIFIER, "name")),
+            iceberg.snapshot_field(t),  # iceberg hook: snapshot ids of an Iceberg table
         ],
         SEP3,
     )
@@ -352,7 +357,8 @@ def _cmd_fields(t: JvmTools) -> list[tuple[str, Callable[[], list[Any]]]]:
         )
 
     def option(cls: str, key: str) -> Any:
-        return t.opt(t.chain((cls, "options"), (MAP_OPS, "get", ("java.lang.Object", key))))
+        get = (t.line.collection_class("map"), "get", ("java.lang.Object", key))
+        return t.opt(t.chain((cls, "options"), get))
 
     def resolved(getter: tuple[str, str]) -> list[Any]:
         handles = [
@@ -460,8 +466,9 @@ def _build_root_fn(t: JvmTools) -> Any:
             log.debug("lineage capture: cannot read %s on this Spark version: %s", cls, describe(exc))
     origin = (TREE_NODE, "origin")
     sql = [t.opt(t.chain(origin, (ORIGIN, "sqlText"))), t.opt(t.chain(origin, (ORIGIN, "objectType")))]
-    child0 = t.chain((TREE_NODE, "children"), ("scala.collection.IterableOps", "head"))
-    inner0 = t.chain((QUERY_PLAN, "innerChildren"), ("scala.collection.IterableOps", "head"))
+    head = (t.line.collection_class("iterable"), "head")
+    child0 = t.chain((TREE_NODE, "children"), head)
+    inner0 = t.chain((QUERY_PLAN, "innerChildren"), head)
     candidates = [
         t.identity(),
         child0,
@@ -606,7 +613,7 @@ class PlanReader:
         facts = ExecutionFacts(func_name=func_name, succeeded=succeeded)
         try:
             facts.qe_id = int(qe.id())
-            facts.query_id = str(qe.queryId().toString())
+            facts.query_id = query_key(self._t, qe)
         except Exception as exc:
             log.debug("lineage capture: no query id: %s", describe(exc))
         try:
@@ -642,22 +649,23 @@ class PlanReader:
 
     def _plan_leaves(self, plan: Any, cls: str | None) -> Any:
         """The leaves of the plan, of its subqueries and of a command's inner query (JVM Seq)."""
-        plans = plan.subqueriesAll().prepended(plan)
+        coll = self._t.coll
+        plans = coll.prepended(plan, plan.subqueriesAll())
         if cls in _INNER_QUERY:
-            plans = plans.appendedAll(plan.innerChildren())
-        return plans.flatMap(self._leaves_fn)
+            plans = coll.appended_all(plans, plan.innerChildren())
+        return coll.flat_map(plans, self._leaves_fn)
 
     def _inputs(self, plan: Any, cls: str | None) -> list[RelationFacts]:
         t = self._t
         leaves = self._plan_leaves(plan, cls)
-        records = split_records(t.read(t.joined(leaves.map(self._leaf_fn).distinct(), RSEP)))
+        records = split_records(t.read(t.joined(t.coll.map(leaves, self._leaf_fn).distinct(), RSEP)))
         if not records:
             return []
         schemas: dict[str, str | None] = {}
         if any(_at(r, 5) for r in records):
-            distinct = leaves.map(t.cached("plan.leaf_schema", _build_leaf_schema_fn)).distinct()
+            distinct = t.coll.map(leaves, t.cached("plan.leaf_schema", _build_leaf_schema_fn)).distinct()
             text = t.read(
-                t.joined(distinct.map(t.cached("plan.schema_record", _build_schema_record_fn)), RSEP)
+                t.joined(t.coll.map(distinct, t.cached("plan.schema_record", _build_schema_record_fn)), RSEP)
             )
             for key, value in (r[:2] for r in split_records(text) if len(r) >= 2):
                 if key is not None:  # two different schemas with one hash code: keep neither
@@ -743,6 +751,8 @@ class PlanReader:
         self, v2: list[str | None], roots: list[str], leaf_dirs: set[str], schema: str | None
     ) -> list[RelationFacts]:
         name, location, provider, fmt, catalog, namespace, ident = (_at(v2, i) for i in range(7))
+        ref = (catalog, namespace, ident)  # iceberg hook: datasetVersion and symlink of an Iceberg table
+        version, symlink = iceberg.relation_extras(self._jss, provider, _at(v2, 7), ref)
         file_format = fmt.split("/")[-1] if fmt else None
         if roots:  # a v2 file source (FileTable)
             return [
@@ -758,6 +768,8 @@ class PlanReader:
                     schema_text=schema,
                     provider=provider,
                     file_format=file_format,
+                    version=version,  # iceberg hook
+                    symlink=symlink,  # iceberg hook
                 )
             ]
         return []
@@ -901,6 +913,8 @@ class PlanReader:
             return rels
         if cls in V2_CREATES:
             return self._v2_created(cls, f(0), f(1), f(2))
+        if cls in iceberg.ROW_LEVEL_WRITES:  # iceberg hook: MERGE/UPDATE/DELETE write their originalTable
+            return [replace(r, lifecycle="OVERWRITE") for r in self._read_leaf(plan.originalTable())]
         if is_alter(cls):
             return alter_outputs(self, self._t, plan)
         return []
@@ -1002,6 +1016,10 @@ class PlanReader:
         self, catalog: str | None, namespace: str | None, name: str, lifecycle: str | None
     ) -> list[RelationFacts]:
         """A table of a v2 catalog as an output, loaded from its catalog."""
+        # iceberg hook (3 lines): a table of an Iceberg catalog, with its snapshot and symlink
+        loaded = iceberg.load_table(self._jss, self._t, catalog, namespace, name)
+        if loaded is not None:
+            return [RelationFacts(table=TableRef(namespace, name, catalog), lifecycle=lifecycle, **loaded)]
         if catalog == _SESSION_CATALOG:
             return self._catalog_output(TableRef(namespace, name), lifecycle)
         try:

@@ -88,9 +88,7 @@ def expr_ids_field(t: JvmTools) -> Any:
     plan JSON (an ``exprId``) is joined to the dataset that leaf was read as.
     """
     expr_id = t.function(t.chain((ATTRIBUTE, "exprId"), (EXPR_ID, "id")))
-    return t.mk_string(
-        t.chain((QUERY_PLAN, "output"), ("scala.collection.IterableOps", "map", ("scala.Function1", expr_id)))
-    )
+    return t.mk_string(t.chain((QUERY_PLAN, "output"), t.coll.step("map", expr_id)))
 
 
 def parse_expr_ids(field: str | None) -> tuple[int, ...]:
@@ -119,7 +117,7 @@ def _build_query_facts_fn(t: JvmTools) -> Any:
         if named and t.has_class(cls):
             names = t.when(cls, t.mk_string(t.step(cls, "outputColumnNames")), names)
     query = _query_of(t)
-    output_size = t.chain(query, (QUERY_PLAN, "output"), ("scala.collection.IterableOnceOps", "size"))
+    output_size = t.chain(query, (QUERY_PLAN, "output"), (t.once(), "size"))
     return t.function(t.record([output_size, names]))
 
 

@@ -42,10 +42,10 @@ _CONF = "org.apache.hadoop.conf.Configuration"
 _PATH = "org.apache.hadoop.fs.Path"
 _JOB_START = "org.apache.spark.scheduler.SparkListenerJobStart"
 _ACTIVE_JOB = "org.apache.spark.scheduler.ActiveJob"
-_ITERABLE = "scala.collection.IterableOps"
 _INPUT_DIR = "mapreduce.input.fileinputformat.inputdir"
 _OUTPUT_DIR = "mapreduce.output.fileoutputformat.outputdir"
 _JOB_TAGS = "spark.job.tags"
+_OBJECT = "java.lang.Object"
 _WRITE_CONFIGS = {
     "org.apache.spark.internal.io.HadoopMapRedWriteConfigUtil",
     "org.apache.spark.internal.io.HadoopMapReduceWriteConfigUtil",
@@ -64,7 +64,7 @@ MAX_DEPTH = 200
 def _build_parents_fn(t: JvmTools) -> Any:
     """RDD -> the RDDs it depends on."""
     dep_rdd = t.function(t.step(_DEPENDENCY, "rdd"))
-    return t.function(t.chain((_RDD, "dependencies"), (_ITERABLE, "map", ("scala.Function1", dep_rdd))))
+    return t.function(t.chain((_RDD, "dependencies"), t.coll.step("map", dep_rdd)))
 
 
 def _build_source_fn(t: JvmTools) -> Any:
@@ -76,15 +76,15 @@ def _build_source_fn(t: JvmTools) -> Any:
     files = t.function(
         t.chain(
             (_FILE_PARTITION, "files"),
-            t.static("scala.collection.immutable.ArraySeq", "unsafeWrapArray", ["java.lang.Object"]),
-            (_ITERABLE, "map", ("scala.Function1", file_dir)),
+            t.static(*t.line.wrap_array, ["java.lang.Object"]),
+            t.coll.step("map", file_dir),
         )
     )
     scan_dirs = t.mk_string(
         t.chain(
             (_FILE_SCAN_RDD, "filePartitions"),
-            (_ITERABLE, "flatMap", ("scala.Function1", files)),
-            ("scala.collection.SeqOps", "distinct"),
+            t.coll.step("flatMap", files),
+            (t.line.collection_class("seq"), "distinct"),
         )
     )
     return t.function(
@@ -130,13 +130,13 @@ def _source_items(t: JvmTools, rdds: Any) -> list[str]:
     items: list[str] = []
     level = rdds
     for _ in range(MAX_DEPTH):
-        text = t.read(t.joined(level.map(source), SEP))
+        text = t.read(t.joined(t.coll.map(level, source), SEP))
         if not text:
             break
         for field in text.split(SEP):
             if field and field != NONE:
                 items.extend(split_list(field))
-        level = level.flatMap(parents).distinct()
+        level = t.coll.flat_map(level, parents).distinct()
     return items
 
 
@@ -161,15 +161,19 @@ def logical_rdd_locations(t: JvmTools, leaves: Any) -> list[str]:
     rdd_of = t.cached(
         "rdd.of_logical",
         lambda t: t.function(
-            t.when(
-                _LOGICAL_RDD,
-                t.chain(t.step(_LOGICAL_RDD, "rdd"), t.static("scala.Some", "apply", ["java.lang.Object"])),
-                t.chain(t.constant(None), t.static("scala.Option", "apply", ["java.lang.Object"])),
+            t.chain(
+                t.when(
+                    _LOGICAL_RDD,
+                    t.chain(t.step(_LOGICAL_RDD, "rdd"), t.static("scala.Some", "apply", [_OBJECT])),
+                    t.chain(t.constant(None), t.static("scala.Option", "apply", [_OBJECT])),
+                ),
+                # a list: Scala 2.12's flatMap takes collections only, not an Option
+                ("scala.Option", "toList"),
             )
         ),
     )
     try:
-        rdds = leaves.flatMap(rdd_of)
+        rdds = t.coll.flat_map(leaves, rdd_of)
         return source_locations(t, rdds)
     except Exception as exc:
         log.debug("lineage capture: cannot read the RDD behind a DataFrame: %s", describe(exc))

@@ -68,7 +68,8 @@ def read_relation_stats(t: JvmTools, leaves: Any, inputs: Sequence[Any]) -> None
     A relation is matched by the identity of its JVM object, a table by its identifier.
     """
     try:
-        text = t.read(t.joined(leaves.map(t.cached("statistics.relation", _build_stats_fn)).distinct(), RSEP))
+        stats_of = t.cached("statistics.relation", _build_stats_fn)
+        text = t.read(t.joined(t.coll.map(leaves, stats_of).distinct(), RSEP))
     except Exception as exc:
         log.debug("lineage capture: no relation statistics: %s", describe(exc))
         return

@@ -24,13 +24,30 @@ import org.apache.spark.sql.catalyst.trees.TreeNode;
 import org.apache.spark.sql.types.DataType;
 
 public class PlanWriter {
+    /** {@code Product.productElementNames} (Scala 2.13), or null (2.12). */
+    private static final java.lang.reflect.Method ELEMENT_NAMES = elementNamesMethod();
+
+    /** Scala 2.12: a case class's constructor parameter names (a Scala Seq), by class. */
+    private final java.util.concurrent.ConcurrentHashMap constructorNames =
+        new java.util.concurrent.ConcurrentHashMap();
+
+    private static java.lang.reflect.Method elementNamesMethod() {
+        try {
+            return scala.Product.class.getMethod("productElementNames", new Class[0]);
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
+    }
+
     /** Constructor fields the engine reads (lineage_operators.column_lineage: plan_walk, expressions). */
     private static final Set FIELDS = new HashSet(Arrays.asList(new String[] {
         "name", "exprId", "condition", "projectList", "output", "aggregateExpressions",
         "groupingExpressions", "windowExpressions", "order", "joinType", "exists", "generator",
         "generatorOutput", "unrequiredChildIndex", "projections", "plan", "id", "cteId",
         "outputAttrIds", "loopId", "isAll", "keys", "dataCols", "partitionCols", "e", "right",
-        "replacement", "query"
+        "replacement", "query",
+        // iceberg hook: MERGE INTO's MergeRows instructions (row-level writes, Spark 3.4+)
+        "matchedInstructions", "notMatchedInstructions", "notMatchedBySourceInstructions"
     }));
 
     /**
@@ -96,7 +113,7 @@ public class PlanWriter {
         string(shortName(node.getClass()), out);
         out.append(",\"num-children\":").append(node.children().size());
         boolean wroteId = false;
-        scala.collection.Iterator names = node.productElementNames();
+        scala.collection.Iterator names = elementNames(node);
         scala.collection.Iterator values = node.productIterator();
         while (names.hasNext() && values.hasNext()) {
             String name = (String) names.next();
@@ -174,7 +191,7 @@ public class PlanWriter {
         }
         out.append("{\"product-class\":");
         string(cls, out);
-        scala.collection.Iterator names = product.productElementNames();
+        scala.collection.Iterator names = elementNames(product);
         scala.collection.Iterator values = product.productIterator();
         while (names.hasNext() && values.hasNext()) {
             String name = (String) names.next();
@@ -185,6 +202,33 @@ public class PlanWriter {
             }
         }
         out.append('}');
+    }
+
+    /**
+     * The names of a case class's fields, in {@code productIterator}'s order. Scala 2.13 has
+     * {@code Product.productElementNames} (found by reflection: this source compiles against 2.12
+     * too); on 2.12 they are Spark's names of the primary constructor's parameters (all its
+     * parameter lists, the first one first: zipped with the values, the extra names are unused).
+     */
+    private scala.collection.Iterator elementNames(scala.Product product) {
+        if (ELEMENT_NAMES != null) {
+            try {
+                return (scala.collection.Iterator) ELEMENT_NAMES.invoke(product, new Object[0]);
+            } catch (Exception e) {
+                return scala.collection.Iterator$.MODULE$.empty();
+            }
+        }
+        Class cls = product.getClass();
+        Object names = constructorNames.get(cls);
+        if (names == null) {
+            try {
+                names = org.apache.spark.sql.catalyst.ScalaReflection$.MODULE$.getConstructorParameterNames(cls);
+            } catch (Throwable e) {
+                names = scala.collection.immutable.Nil$.MODULE$;
+            }
+            constructorNames.put(cls, names);
+        }
+        return ((scala.collection.Iterable) names).iterator();
     }
 
     /** The class name without its package: the engine matches short names (a third of the bytes). */

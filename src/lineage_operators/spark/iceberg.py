@@ -1,0 +1,243 @@
+"""Apache Iceberg tables in Spark plans: snapshot ids (``datasetVersion``) and catalog symlinks.
+
+What openlineage-spark's ``IcebergHandler`` reports for a table of an Iceberg catalog
+(``SparkCatalog``, or ``SparkSessionCatalog`` as ``spark_catalog``): the dataset named from the
+table's location, a ``TABLE`` symlink chosen by the catalog's ``type`` (``hadoop``: the warehouse as
+namespace and ``db.table`` as name; ``hive``, the default: the metastore), ``storage`` ``iceberg``
+with the file format of ``format`` (``iceberg/parquet``), and the snapshot id as ``datasetVersion``:
+for a write the snapshot it produced, for a read the snapshot read (the time-travel snapshot of
+``VERSION AS OF``, else the table's current one). Row-level commands (MERGE, UPDATE, DELETE plan as
+``ReplaceData`` / ``WriteDelta``) write their ``originalTable`` with lifecycle ``OVERWRITE``.
+
+Iceberg's classes are optional on the classpath: nothing here resolves one unless it is loadable,
+and every JVM read is guarded (a failure loses the extra facts, never the dataset). Pure parsing is
+separate from the JVM reading so it is table-tested without Spark.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from lineage_operators._logging import get_logger
+from lineage_operators.spark._errors import describe
+from lineage_operators.spark.jvm import CTSEP, NONE, SEP, JvmTools, split_records
+
+log = get_logger(__name__)
+
+_LOGICAL = "org.apache.spark.sql.catalyst.plans.logical"
+DSV2_REL = "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
+V2_TABLE = "org.apache.spark.sql.connector.catalog.Table"
+STRUCT = "org.apache.spark.sql.types.StructType"
+SPARK_TABLE = "org.apache.iceberg.spark.source.SparkTable"
+ICEBERG_TABLE = "org.apache.iceberg.Table"
+SNAPSHOT = "org.apache.iceberg.Snapshot"
+ICEBERG_CATALOGS = ("org.apache.iceberg.spark.SparkCatalog", "org.apache.iceberg.spark.SparkSessionCatalog")
+#: Row-level commands (MERGE INTO, UPDATE, DELETE rewriting files): the target is ``originalTable``.
+ROW_LEVEL_WRITES = (f"{_LOGICAL}.ReplaceData", f"{_LOGICAL}.WriteDelta")
+#: Table properties Iceberg's ``SparkTable`` reports.
+_CURRENT_SNAPSHOT = "current-snapshot-id"
+_HIVE_URIS = ("spark.sql.hive.metastore.uris", "spark.hadoop.hive.metastore.uris")
+
+# --------------------------------------------------------------------------------------------
+# pure parts
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CatalogConf:
+    """The ``spark.sql.catalog.<name>.*`` settings naming needs (``metastore``: Spark's, for hive)."""
+
+    type: str | None = None
+    warehouse: str | None = None
+    uri: str | None = None
+    impl: str | None = None
+    metastore: str | None = None
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    """What a loaded Iceberg table adds to a dataset."""
+
+    location: str | None = None
+    file_format: str | None = None
+    schema_text: str | None = None
+    version: str | None = None
+
+
+def parse_snapshot(field: str | None) -> str | None:
+    """``"<time-travel snapshot id>CTSEP<current snapshot id>"`` -> the snapshot read or written."""
+    if not field:
+        return None
+    for part in field.split(CTSEP):
+        if part and part != NONE and part.lstrip("-").isdigit():
+            return part
+    return None
+
+
+def snapshot_property(value: str | None) -> str | None:
+    """``current-snapshot-id`` of ``SparkTable.properties()``: ``none`` for a table without data."""
+    return value if value and value.lstrip("-").isdigit() else None
+
+
+def file_format(fmt: str | None) -> str | None:
+    """``iceberg/parquet`` -> ``parquet`` (the ``format`` property of an Iceberg table)."""
+    return fmt.split("/")[-1].lower() or None if fmt else None
+
+
+def catalog_type(conf: CatalogConf) -> str | None:
+    """The catalog type openlineage-spark picks a naming rule by: ``type``, else hive unless a
+    ``catalog-impl`` names another implementation (which it names by its own handlers)."""
+    if conf.type:
+        return conf.type.lower()
+    return None if conf.impl else "hive"
+
+
+def symlink(conf: CatalogConf, namespace: str | None, name: str) -> tuple[str, str] | None:
+    """(namespace, name) of the catalog table's ``TABLE`` symlink, as openlineage-spark names it.
+
+    ``hadoop``: (the warehouse as a location namespace, ``db.table``); ``hive``: (``hive://host:port``
+    of the catalog's ``uri`` or Spark's metastore URIs, ``db.table``); None for the other catalog
+    types (REST, Glue, Nessie...: openlineage-spark has handlers of their own, not matched here) or
+    when the setting they need is missing.
+    """
+    from lineage_operators import naming
+
+    kind = catalog_type(conf)
+    found = None
+    if kind == "hadoop" and conf.warehouse:
+        found = naming.name_table_symlink(
+            namespace or "", name, location=conf.warehouse, warehouse=conf.warehouse
+        )
+    elif kind == "hive" and (conf.uri or conf.metastore):
+        found = naming.name_table_symlink(
+            namespace or "", name, location=None, metastore_uris=conf.uri or conf.metastore
+        )
+    return (found.namespace, found.name) if found else None
+
+
+def parse_table_record(text: str | None) -> TableFacts | None:
+    """The record of :func:`_table_fields` (location, provider, format, snapshot, schema) -> facts;
+    None when the table is not an Iceberg table."""
+    records = split_records(text)
+    if not records:
+        return None
+    record = records[0] + [None] * 5
+    location, provider, fmt, snapshot, schema = record[:5]
+    if (provider or "").lower() != "iceberg":
+        return None
+    return TableFacts(
+        location=location,
+        file_format=file_format(fmt),
+        schema_text=schema,
+        version=snapshot_property(snapshot),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# JVM reading
+# --------------------------------------------------------------------------------------------
+
+
+def snapshot_field(t: JvmTools) -> Any:
+    """A field handle over a ``DataSourceV2Relation``: its Iceberg table's time-travel and current
+    snapshot ids (:func:`parse_snapshot`); :data:`NONE` when Iceberg is not on the classpath."""
+    if not t.has_class(SPARK_TABLE):
+        return t.constant(NONE)
+    table = (DSV2_REL, "table")
+    travel = t.chain(table, t.when(SPARK_TABLE, t.step(SPARK_TABLE, "snapshotId")))
+    current = t.chain(
+        table,
+        t.when(
+            SPARK_TABLE,
+            t.chain((SPARK_TABLE, "table"), (ICEBERG_TABLE, "currentSnapshot"), (SNAPSHOT, "snapshotId")),
+        ),
+    )
+    return t.when(DSV2_REL, t.record([travel, current], CTSEP))
+
+
+def _table_fields(t: JvmTools) -> Any:
+    prop = ("java.util.Map", "get")
+    props = [
+        t.chain((V2_TABLE, "properties"), (*prop, ("java.lang.Object", key)))
+        for key in ("location", "provider", "format", _CURRENT_SNAPSHOT)
+    ]
+    return t.function(t.builder(t.record([*props, t.chain((V2_TABLE, "schema"), (STRUCT, "json"))], SEP)))
+
+
+_CONF: dict[tuple[Any, str], CatalogConf] = {}
+_CONF_LOCK = threading.Lock()
+
+
+def catalog_conf(jss: Any, catalog: str) -> CatalogConf:
+    """The catalog's settings, read once per session and catalog (Spark caches catalogs too)."""
+    key = (getattr(jss, "_target_id", id(jss)), catalog)
+    with _CONF_LOCK:
+        found = _CONF.get(key)
+    if found is None:
+        conf = jss.sessionState().conf()
+        prefix = f"spark.sql.catalog.{catalog}."
+        kind, warehouse, uri, impl = (
+            conf.getConfString(prefix + k, None) for k in ("type", "warehouse", "uri", "catalog-impl")
+        )
+        metastore = next((m for m in (conf.getConfString(k, None) for k in _HIVE_URIS) if m), None)
+        found = CatalogConf(kind, warehouse, uri, impl, metastore)
+        with _CONF_LOCK:
+            _CONF[key] = found
+    return found
+
+
+def relation_extras(
+    jss: Any, provider: str | None, snapshot: str | None, table: tuple[str | None, str | None, str | None]
+) -> tuple[str | None, tuple[str, str] | None]:
+    """(datasetVersion, symlink) of a V2 relation read from a plan; (None, None) unless Iceberg."""
+    if (provider or "").lower() != "iceberg":
+        return None, None
+    version = parse_snapshot(snapshot)
+    catalog, namespace, name = table
+    if not catalog or not name:
+        return version, None
+    try:
+        return version, symlink(catalog_conf(jss, catalog), namespace, name)
+    except Exception as exc:
+        log.debug("lineage capture: no symlink for Iceberg table %s: %s", name, describe(exc))
+        return version, None
+
+
+def load_table(
+    jss: Any, t: JvmTools, catalog: str | None, namespace: str | None, name: str
+) -> dict[str, Any] | None:
+    """An Iceberg table of catalog ``catalog`` loaded now (after a CREATE/CTAS/RTAS committed), as
+    ``RelationFacts`` fields; None when the catalog or the table is not Iceberg's, or on any error."""
+    if not catalog or not t.has_class(SPARK_TABLE):
+        return None
+    try:
+        plugin = jss.sessionState().catalogManager().catalog(catalog)
+        if str(plugin.getClass().getName()) not in ICEBERG_CATALOGS:
+            return None
+        ns = t.array("java.lang.String", namespace.split(".") if namespace else [])
+        ident = t.java_class("org.apache.spark.sql.connector.catalog.Identifier").of(ns, name)
+        loaded = plugin.loadTable(ident)
+        facts = parse_table_record(t.read(t.cached("iceberg.table", _table_fields).apply(loaded)))
+        if facts is None:
+            return None
+        link = symlink(catalog_conf(jss, catalog), namespace, name)
+        return {**vars(facts), "provider": "iceberg", "symlink": link}
+    except Exception as exc:
+        log.debug("lineage capture: cannot load %s.%s as an Iceberg table: %s", catalog, name, describe(exc))
+        return None
+
+
+__all__ = [
+    "ROW_LEVEL_WRITES",
+    "CatalogConf",
+    "TableFacts",
+    "catalog_conf",
+    "load_table",
+    "parse_snapshot",
+    "parse_table_record",
+    "relation_extras",
+    "snapshot_field",
+    "symlink",
+]

@@ -1,0 +1,46 @@
+"""Helpers of the Iceberg tests: what Iceberg itself reports, and compact views of the facets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lineage_operators.model import LineageDataset
+
+
+def snapshots(spark: Any, table: str) -> list[int]:
+    """The table's snapshot ids, oldest first, as Iceberg's ``snapshots`` metadata table lists them."""
+    rows = spark.sql(f"SELECT snapshot_id FROM {table}.snapshots ORDER BY committed_at").collect()
+    return [row.snapshot_id for row in rows]
+
+
+def latest(spark: Any, table: str) -> str:
+    return str(snapshots(spark, table)[-1])
+
+
+def version(dataset: LineageDataset) -> str | None:
+    facet = dataset.facets.get("version")
+    return facet.datasetVersion if facet else None
+
+
+def symlinks(dataset: LineageDataset) -> list[tuple[str, str, str]]:
+    facet = dataset.facets.get("symlinks")
+    return [(i.namespace, i.name, i.type) for i in facet.identifiers] if facet else []
+
+
+def storage(dataset: LineageDataset) -> tuple[str, str | None] | None:
+    facet = dataset.facets.get("storage")
+    return (facet.storageLayer, facet.fileFormat) if facet else None
+
+
+def column_sources(dataset: LineageDataset) -> dict[str, set[tuple[str, str, str]]]:
+    """output field -> {(input dataset's last path element, input field, subtype)} of DIRECT lineage."""
+    facet = dataset.facets["columnLineage"]
+    return {
+        name: {
+            (item.name.rstrip("/").rsplit("/", 1)[-1], item.field, t.subtype)
+            for item in field.inputFields
+            for t in item.transformations
+            if t.type == "DIRECT"
+        }
+        for name, field in facet.fields.items()
+    }

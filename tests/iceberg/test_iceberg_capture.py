@@ -1,0 +1,180 @@
+"""Capture of Iceberg tables (pyspark 3.5): every write and read openlineage-spark's Iceberg support
+covers, through a Hadoop catalog (``ice``) and Iceberg's ``SparkSessionCatalog`` (``spark_catalog``).
+
+Each dataset is named from the table's location, has the catalog's ``TABLE`` symlink, ``storage``
+``iceberg``/``parquet`` and, as ``datasetVersion``, the snapshot id Iceberg's ``snapshots`` table
+reports for the write (or the snapshot read).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from iceberg_helpers import column_sources, latest, snapshots, storage, symlinks, version
+from tests.spark.spark_helpers import captured, get, lifecycle, local, names, schema
+
+
+@pytest.fixture(scope="module")
+def hadoop(iceberg_warehouses: tuple[Path, Path]) -> Path:
+    return iceberg_warehouses[0]
+
+
+def run_sql(spark: Any, statement: str) -> Any:
+    """The capture of one SQL statement."""
+    return captured(spark, lambda: spark.sql(statement))
+
+
+def _table(dataset: Any, warehouse: Path, ident: str, snapshot: str | None) -> None:
+    """The facets every Iceberg dataset carries."""
+    assert symlinks(dataset) == [(f"file:{warehouse}", ident, "TABLE")]
+    assert storage(dataset) == ("iceberg", "parquet")
+    assert version(dataset) == snapshot
+
+
+def test_sql_writes_hadoop_catalog(spark: Any, hadoop: Path) -> None:
+    create = run_sql(spark, "CREATE TABLE ice.db.orders (id BIGINT, amount DOUBLE) USING iceberg")
+    (created,) = create.outputs
+    assert (created.namespace, created.name) == local(hadoop / "db" / "orders")
+    assert lifecycle(created) == "CREATE"
+    _table(created, hadoop, "db.orders", None)  # no snapshot before the first write
+
+    insert = run_sql(spark, "INSERT INTO ice.db.orders VALUES (1, 2.5), (2, 3.0)")
+    (inserted,) = insert.outputs
+    assert (inserted.namespace, inserted.name) == local(hadoop / "db" / "orders")
+    assert lifecycle(inserted) is None
+    assert schema(inserted) == [("id", "long"), ("amount", "double")]
+    _table(inserted, hadoop, "db.orders", latest(spark, "ice.db.orders"))
+
+    overwrite = run_sql(spark, "INSERT OVERWRITE ice.db.orders SELECT id, amount * 2 FROM ice.db.orders")
+    (written,) = overwrite.outputs
+    assert lifecycle(written) == "OVERWRITE"
+    _table(written, hadoop, "db.orders", latest(spark, "ice.db.orders"))
+    # the read of the same statement: the table, named the same way
+    (read,) = overwrite.inputs
+    assert (read.namespace, read.name) == local(hadoop / "db" / "orders")
+    assert symlinks(read) == [(f"file:{hadoop}", "db.orders", "TABLE")]
+    assert column_sources(written) == {
+        "id": {("orders", "id", "IDENTITY")},
+        "amount": {("orders", "amount", "TRANSFORMATION")},
+    }
+
+
+def test_ctas_and_rtas(spark: Any, hadoop: Path) -> None:
+    spark.sql("CREATE TABLE ice.db.src (id BIGINT, name STRING) USING iceberg")
+    spark.sql("INSERT INTO ice.db.src VALUES (1, 'a'), (2, 'b')")
+    ctas = run_sql(
+        spark, "CREATE TABLE ice.db.copy USING iceberg AS SELECT id, upper(name) AS n FROM ice.db.src"
+    )
+    (copy,) = ctas.outputs
+    assert (copy.namespace, copy.name) == local(hadoop / "db" / "copy")
+    assert lifecycle(copy) == "CREATE"
+    assert schema(copy) == [("id", "long"), ("n", "string")]
+    _table(copy, hadoop, "db.copy", latest(spark, "ice.db.copy"))
+    (src,) = ctas.inputs
+    _table(src, hadoop, "db.src", latest(spark, "ice.db.src"))  # the snapshot read
+    assert column_sources(copy) == {
+        "id": {("src", "id", "IDENTITY")},
+        "n": {("src", "name", "TRANSFORMATION")},
+    }
+
+    rtas = run_sql(spark, "REPLACE TABLE ice.db.copy USING iceberg AS SELECT id FROM ice.db.src")
+    (replaced,) = rtas.outputs
+    assert lifecycle(replaced) == "OVERWRITE"
+    assert schema(replaced) == [("id", "long")]
+    _table(replaced, hadoop, "db.copy", latest(spark, "ice.db.copy"))
+
+
+def test_dataframe_writes(spark: Any, hadoop: Path) -> None:
+    df = spark.createDataFrame([(1, "x", 1), (2, "y", 2)], "id long, v string, p int")
+    table = "ice.db.frames"
+    steps = [
+        # ReplaceTableAsSelect(orCreate): OVERWRITE, as openlineage-spark reports it
+        ("createOrReplace", lambda: df.writeTo(table).partitionedBy(df.p).createOrReplace(), "OVERWRITE"),
+        ("append", lambda: df.writeTo(table).append(), None),
+        ("overwritePartitions", lambda: df.writeTo(table).overwritePartitions(), "OVERWRITE"),
+    ]
+    for step, body, expected_lifecycle in steps:
+        result = captured(spark, body)
+        (dataset,) = result.outputs
+        assert (dataset.namespace, dataset.name) == local(hadoop / "db" / "frames"), step
+        assert lifecycle(dataset) == expected_lifecycle, step
+        assert schema(dataset) == [("id", "long"), ("v", "string"), ("p", "integer")], step
+        _table(dataset, hadoop, "db.frames", latest(spark, table))
+
+
+def test_merge_update_delete(spark: Any, hadoop: Path) -> None:
+    spark.sql("CREATE TABLE ice.db.target (id BIGINT, v STRING) USING iceberg")
+    spark.sql("INSERT INTO ice.db.target VALUES (1, 'a'), (2, 'b')")
+    spark.sql("CREATE TABLE ice.db.changes (id BIGINT, v STRING) USING iceberg")
+    spark.sql("INSERT INTO ice.db.changes VALUES (2, 'B'), (3, 'C')")
+    target = hadoop / "db" / "target"
+    merge = captured(
+        spark,
+        lambda: spark.sql(
+            "MERGE INTO ice.db.target t USING ice.db.changes c ON t.id = c.id "
+            "WHEN MATCHED THEN UPDATE SET t.v = c.v WHEN NOT MATCHED THEN INSERT *"
+        ),
+    )
+    (merged,) = merge.outputs
+    assert (merged.namespace, merged.name) == local(target)
+    assert lifecycle(merged) == "OVERWRITE"
+    assert schema(merged) == [("id", "long"), ("v", "string")]
+    _table(merged, hadoop, "db.target", latest(spark, "ice.db.target"))
+    # the target's rows are read through Spark's row-level operation table, which has no location:
+    # the target is the output only
+    assert names(merge.inputs) == {local(hadoop / "db" / "changes")}
+    changes = get(merge.inputs, hadoop / "db" / "changes")
+    _table(changes, hadoop, "db.changes", latest(spark, "ice.db.changes"))
+    # through MergeRows: UPDATE SET t.v = c.v and INSERT * copy the source's columns
+    sources = column_sources(merged)
+    assert sources["v"] == {("changes", "v", "IDENTITY")}
+    assert sources["id"] == {("changes", "id", "IDENTITY")}
+
+    for statement in (
+        "UPDATE ice.db.target SET v = upper(v) WHERE id = 1",
+        "DELETE FROM ice.db.target WHERE id = 3",
+    ):
+        result = captured(spark, lambda statement=statement: spark.sql(statement))
+        (dataset,) = result.outputs
+        assert (dataset.namespace, dataset.name) == local(target), statement
+        assert lifecycle(dataset) == "OVERWRITE", statement
+        _table(dataset, hadoop, "db.target", latest(spark, "ice.db.target"))
+    assert len(snapshots(spark, "ice.db.target")) == 4  # insert, merge, update, delete
+
+
+def test_reads_and_time_travel(spark: Any, hadoop: Path) -> None:
+    spark.sql("CREATE TABLE ice.db.history (id BIGINT) USING iceberg")
+    spark.sql("INSERT INTO ice.db.history VALUES (1)")
+    spark.sql("INSERT INTO ice.db.history VALUES (2)")
+    first, second = snapshots(spark, "ice.db.history")
+    for query, snapshot in (
+        ("SELECT * FROM ice.db.history", second),
+        (f"SELECT * FROM ice.db.history VERSION AS OF {first}", first),
+    ):
+        result = captured(spark, lambda query=query: spark.sql(query).collect())
+        (read,) = result.inputs
+        assert (read.namespace, read.name) == local(hadoop / "db" / "history"), query
+        assert schema(read) == [("id", "long")]
+        _table(read, hadoop, "db.history", str(snapshot))
+
+
+def test_session_catalog(spark: Any, iceberg_warehouses: tuple[Path, Path]) -> None:
+    session = iceberg_warehouses[1]
+    spark.sql("CREATE DATABASE IF NOT EXISTS sc")
+
+    def body() -> None:
+        spark.sql("CREATE TABLE sc.events (id BIGINT, kind STRING) USING iceberg")
+        spark.sql("INSERT INTO sc.events VALUES (1, 'click')")
+        spark.sql("CREATE TABLE sc.kinds USING iceberg AS SELECT DISTINCT kind FROM sc.events")
+
+    result = captured(spark, body)
+    events, kinds = session / "sc" / "events", session / "sc" / "kinds"
+    assert names(result.outputs) == {local(events), local(kinds)}
+    assert names(result.inputs) == {local(events)}
+    written = get(result.outputs, events)
+    assert lifecycle(written) == "CREATE"  # CREATE, then an append: the last lifecycle set
+    _table(written, session, "sc.events", latest(spark, "sc.events"))
+    _table(get(result.outputs, kinds), session, "sc.kinds", latest(spark, "sc.kinds"))
+    assert column_sources(get(result.outputs, kinds)) == {"kind": {("events", "kind", "IDENTITY")}}

@@ -1,0 +1,126 @@
+"""The pure parts of Iceberg reading (lineage_operators.spark.iceberg) and of its facets in resolve."""
+
+from __future__ import annotations
+
+import pytest
+
+from lineage_operators.spark.iceberg import (
+    CatalogConf,
+    TableFacts,
+    catalog_type,
+    file_format,
+    parse_snapshot,
+    parse_table_record,
+    snapshot_property,
+    symlink,
+)
+from lineage_operators.spark.jvm import CTSEP, NONE, SEP
+from lineage_operators.spark.plan import ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.resolve import NamingContext, resolve
+
+
+@pytest.mark.parametrize(
+    ("field", "expected"),
+    [
+        (None, None),
+        ("", None),
+        (f"{NONE}{CTSEP}{NONE}", None),  # an Iceberg table without any snapshot
+        (f"{NONE}{CTSEP}42", "42"),  # a plain read or write: the current snapshot
+        (f"7{CTSEP}42", "7"),  # VERSION AS OF 7: the time-travel snapshot wins
+        (f"{NONE}{CTSEP}-5", "-5"),  # snapshot ids are signed longs
+        (f"{NONE}{CTSEP}none", None),
+    ],
+)
+def test_parse_snapshot(field: str | None, expected: str | None) -> None:
+    assert parse_snapshot(field) == expected
+
+
+@pytest.mark.parametrize(("value", "expected"), [("none", None), (None, None), ("", None), ("123", "123")])
+def test_snapshot_property(value: str | None, expected: str | None) -> None:
+    assert snapshot_property(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("fmt", "expected"),
+    [("iceberg/parquet", "parquet"), ("iceberg/ORC", "orc"), ("avro", "avro"), (None, None), ("", None)],
+)
+def test_file_format(fmt: str | None, expected: str | None) -> None:
+    assert file_format(fmt) == expected
+
+
+@pytest.mark.parametrize(
+    ("conf", "expected"),
+    [
+        (CatalogConf(type="hadoop"), "hadoop"),
+        (CatalogConf(type="HIVE"), "hive"),
+        (CatalogConf(), "hive"),  # Iceberg's default catalog type
+        (CatalogConf(impl="org.apache.iceberg.aws.glue.GlueCatalog"), None),
+        (CatalogConf(type="rest"), "rest"),
+    ],
+)
+def test_catalog_type(conf: CatalogConf, expected: str | None) -> None:
+    assert catalog_type(conf) == expected
+
+
+@pytest.mark.parametrize(
+    ("conf", "namespace", "expected"),
+    [
+        (CatalogConf(type="hadoop", warehouse="/data/wh"), "db", ("file:/data/wh", "db.t")),
+        (CatalogConf(type="hadoop", warehouse="file:/data/wh/"), "db", ("file:/data/wh", "db.t")),
+        (CatalogConf(type="hadoop", warehouse="s3a://bucket/wh"), "a.b", ("s3://bucket/wh", "a.b.t")),
+        (CatalogConf(type="hadoop"), "db", None),  # no warehouse: nothing to name it by
+        (CatalogConf(type="hive", uri="thrift://ms:9083"), "db", ("hive://ms:9083", "db.t")),
+        (CatalogConf(metastore="thrift://a:9083,thrift://b:9083"), "db", ("hive://a:9083", "db.t")),
+        (CatalogConf(type="hive"), "db", None),  # no metastore URI known
+        (CatalogConf(type="rest", uri="http://rest:8181"), "db", None),  # not matched here
+    ],
+)
+def test_symlink(conf: CatalogConf, namespace: str, expected: tuple[str, str] | None) -> None:
+    assert symlink(conf, namespace, "t") == expected
+
+
+def test_parse_table_record() -> None:
+    schema = '{"type":"struct","fields":[]}'
+    record = SEP.join(["/wh/db/t", "iceberg", "iceberg/parquet", "99", schema])
+    assert parse_table_record(record) == TableFacts("/wh/db/t", "parquet", schema, "99")
+    assert parse_table_record(SEP.join(["/wh/db/t", "iceberg", "iceberg/orc", "none", NONE])) == TableFacts(
+        "/wh/db/t", "orc", None, None
+    )
+    # a table of an Iceberg session catalog that is not an Iceberg table (a V1 fallback)
+    assert parse_table_record(SEP.join(["/wh/p", "parquet", NONE, NONE, NONE])) is None
+    assert parse_table_record(None) is None
+
+
+def _resolved(*rels: RelationFacts) -> list:
+    facts = ExecutionFacts(func_name="x", succeeded=True, outputs=list(rels))
+    return resolve([facts], NamingContext(warehouse="/spark/wh"))[1]
+
+
+def test_resolve_builds_version_symlink_and_storage() -> None:
+    rel = RelationFacts(
+        location="/wh/db/t",
+        table=TableRef("db", "t", "ice"),
+        provider="iceberg",
+        file_format="parquet",
+        version="123",
+        symlink=("file:/wh", "db.t"),
+    )
+    (dataset,) = _resolved(rel)
+    assert (dataset.namespace, dataset.name) == ("file", "/wh/db/t")
+    assert dataset.facets["version"].datasetVersion == "123"
+    identifiers = dataset.facets["symlinks"].identifiers
+    assert [(i.namespace, i.name, i.type) for i in identifiers] == [("file:/wh", "db.t", "TABLE")]
+    storage = dataset.facets["storage"]
+    assert (storage.storageLayer, storage.fileFormat) == ("iceberg", "parquet")
+
+
+def test_resolve_keeps_the_last_version_of_a_task() -> None:
+    first = RelationFacts(location="/wh/db/t", provider="iceberg", version="1")
+    second = RelationFacts(location="/wh/db/t", provider="iceberg", version="2")
+    (dataset,) = _resolved(first, second)
+    assert dataset.facets["version"].datasetVersion == "2"
+
+
+def test_resolve_without_version_has_no_version_facet() -> None:
+    (dataset,) = _resolved(RelationFacts(location="/data/p", file_format="parquet"))
+    assert "version" not in dataset.facets
