@@ -20,6 +20,7 @@ from lineage_operators._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from lineage_operators.testing import matchers
+    from lineage_operators.testing.assertion import AssertLineageOperator
     from lineage_operators.testing.compare import Mismatch, assert_events_match, compare_events
     from lineage_operators.testing.events import event_key, load_events
     from lineage_operators.testing.golden import (
@@ -44,8 +45,11 @@ if TYPE_CHECKING:
         validate_event,
         validate_events,
     )
+    from lineage_operators.testing.store_transport import EventStoreTransport
 
 _EXPORTS = {
+    "AssertLineageOperator": "lineage_operators.testing.assertion",
+    "EventStoreTransport": "lineage_operators.testing.store_transport",
     "load_events": "lineage_operators.testing.events",
     "event_key": "lineage_operators.testing.events",
     "assert_events_match": "lineage_operators.testing.compare",
@@ -76,7 +80,9 @@ __all__ = [
     "ABSENT",
     "ANY",
     "DEFAULT_EXCLUDE",
+    "AssertLineageOperator",
     "DagRunResult",
+    "EventStoreTransport",
     "LineageTransport",
     "Mismatch",
     "SpecNotFoundError",
