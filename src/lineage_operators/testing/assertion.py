@@ -60,7 +60,8 @@ class AssertLineageOperator(BaseOperator):
     """Fail unless the events this DAG run emitted so far match ``expected`` (a file path, templated).
 
     :param expected: a golden file of this library (JSON/YAML mapping of event keys) or one of
-        Airflow's expected-event files (JSON array), detected from the content.
+        Airflow's expected-event files (JSON array), detected from the content; a relative path
+        is taken from the DAG file's folder.
     :param placeholders: values of ``${name}`` in a golden file (``${namespace}`` is known).
     :param allow_extra_keys: golden files are snapshots: by default an event key they do not list
         fails. Airflow's files check only the keys they list.
@@ -97,11 +98,19 @@ class AssertLineageOperator(BaseOperator):
         if self.has_dag():
             request_events(self.dag.dag_id)
 
+    def expected_path(self) -> Path:
+        """``expected``; a relative path is taken from the DAG file's folder."""
+        path = Path(self.expected)
+        fileloc = getattr(self.dag, "fileloc", None) if self.has_dag() else None
+        if path.is_absolute() or not fileloc:
+            return path
+        return Path(fileloc).parent / path
+
     def execute(self, context: Any) -> None:
         from lineage_operators.testing.expected_file import read_expected_file
 
         dag_run = context["dag_run"]
-        expected = read_expected_file(Path(self.expected))
+        expected = read_expected_file(self.expected_path())
         skipped = after_keys(dag_run.dag_id, self.task_id)
         expected = expected.without(skipped)
         store = EventStore(self.directory or _configured_directory())
