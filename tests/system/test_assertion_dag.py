@@ -93,6 +93,8 @@ def test_assertion_task_checks_lineage_in_pytest_and_on_a_scheduler(
         for event in deployed[f"{DAG_ID}.{task}.event.complete"]
     }
     assert len(apps) == 2, apps
+    (fail,) = deployed[f"{DAG_ID}.check_changed.event.fail"]
+    assert where in fail["run"]["facets"]["errorMessage"]["message"]  # the difference in its FAIL event too
     assert [p for p in store.rglob("*") if p.is_file()] == []
 
 

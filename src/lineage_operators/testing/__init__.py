@@ -8,6 +8,9 @@ expected events keyed ``<dag_id>.<task_id>.event.<type>`` / ``<dag_id>.event.<ty
         validate_events(result)
         assert_events_match_file(result, GOLDEN / "my_dag.json", placeholders={"base_dir": tmp_path})
 
+On a deployment, a DAG checks its own lineage with a last task, ``AssertLineageOperator``, fed by
+``EventStoreTransport``; expected files may also be Airflow's own (the provider's system-test format).
+
 Names load on first use: importing this package imports neither Airflow nor OpenLineage,
 so the pytest plugin can load before Airflow's environment is set up.
 """
