@@ -12,7 +12,9 @@ when an assertion task asked for its DAG's events:
 
 Files are keyed by ``(dag_id, run_id)`` from the provider's ``airflow``/``airflowDagRun`` run
 facets, so two runs of one DAG never mix; the DAG run's final event (COMPLETE/FAIL) deletes its
-file, so nothing outlives the run that asked for it. Nothing here imports OpenLineage or Airflow.
+file, so nothing outlives the run that asked for it. Events without those facets (child jobs other
+integrations emit on their own) are not kept. The scheduler knows the operator by its class path, so
+for a subclass of it the DAG START event is not kept. Nothing here imports OpenLineage or Airflow.
 """
 
 from __future__ import annotations
