@@ -392,7 +392,7 @@ def _run_dag_in(
 
     output = TaskOutput()
     # a DAG with an assertion task reads its run's events from a store, as in a deployment
-    store_dir = home / "event-store" if requested_dag_ids() else None
+    store_dir = home / "event-store" if dag.dag_id in requested_dag_ids() else None
     with _environ(transport_env(events_file, namespace, store_dir)):
         reset_openlineage_state()
         from airflow.providers.openlineage import conf as ol_conf
