@@ -28,7 +28,7 @@ from lineage_operators.testing.airflow_format import (
 from lineage_operators.testing.compare import Mismatch, compare_events, format_mismatches, with_environment
 from lineage_operators.testing.golden import load_expected
 
-__all__ = ["ExpectedFile", "read_expected_file"]
+__all__ = ["ExpectedFile", "read_airflow_file", "read_expected_file"]
 
 
 @dataclass(frozen=True)
@@ -90,10 +90,13 @@ class ExpectedFile:
         )
 
 
-def read_expected_file(path: str | os.PathLike[str]) -> ExpectedFile:
-    """Read a golden file or one of Airflow's expected-event files, whichever ``path`` holds."""
+def read_airflow_file(path: str | os.PathLike[str]) -> ExpectedFile | None:
+    """``path`` read as one of Airflow's expected-event files, or None when it holds another format."""
     file = Path(path)
     document = read_expected_document(file)
-    if is_airflow_format(document):
-        return ExpectedFile(file, True, group_expected(document))
-    return ExpectedFile(file, False, load_expected(file))
+    return ExpectedFile(file, True, group_expected(document)) if is_airflow_format(document) else None
+
+
+def read_expected_file(path: str | os.PathLike[str]) -> ExpectedFile:
+    """Read a golden file or one of Airflow's expected-event files, whichever ``path`` holds."""
+    return read_airflow_file(path) or ExpectedFile(Path(path), False, load_expected(path))

@@ -507,10 +507,10 @@ def assert_events_match_file(
     events = _select(coerce_events(actual), list(keys) if keys is not None else None)
     namespace = getattr(actual, "namespace", None)
     if file.suffix.lower() == ".json" and file.is_file():
-        from lineage_operators.testing.expected_file import read_expected_file
+        from lineage_operators.testing.expected_file import read_airflow_file
 
-        expected_file = read_expected_file(file)
-        if expected_file.airflow:
+        expected_file = read_airflow_file(file)
+        if expected_file is not None:
             if keys is not None:
                 expected_file = expected_file.only(set(keys))
             mismatches = expected_file.mismatches(events)
