@@ -8,6 +8,9 @@ expected events keyed ``<dag_id>.<task_id>.event.<type>`` / ``<dag_id>.event.<ty
         validate_events(result)
         assert_events_match_file(result, GOLDEN / "my_dag.json", placeholders={"base_dir": tmp_path})
 
+On a deployment, a DAG checks its own lineage with a last task, ``AssertLineageOperator``, fed by
+``EventStoreTransport``; expected files may also be Airflow's own (the provider's system-test format).
+
 Names load on first use: importing this package imports neither Airflow nor OpenLineage,
 so the pytest plugin can load before Airflow's environment is set up.
 """
@@ -20,6 +23,7 @@ from lineage_operators._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from lineage_operators.testing import matchers
+    from lineage_operators.testing.assertion import AssertLineageOperator
     from lineage_operators.testing.compare import Mismatch, assert_events_match, compare_events
     from lineage_operators.testing.events import event_key, load_events
     from lineage_operators.testing.golden import (
@@ -44,8 +48,11 @@ if TYPE_CHECKING:
         validate_event,
         validate_events,
     )
+    from lineage_operators.testing.store_transport import EventStoreTransport
 
 _EXPORTS = {
+    "AssertLineageOperator": "lineage_operators.testing.assertion",
+    "EventStoreTransport": "lineage_operators.testing.store_transport",
     "load_events": "lineage_operators.testing.events",
     "event_key": "lineage_operators.testing.events",
     "assert_events_match": "lineage_operators.testing.compare",
@@ -76,7 +83,9 @@ __all__ = [
     "ABSENT",
     "ANY",
     "DEFAULT_EXCLUDE",
+    "AssertLineageOperator",
     "DagRunResult",
+    "EventStoreTransport",
     "LineageTransport",
     "Mismatch",
     "SpecNotFoundError",

@@ -32,6 +32,7 @@ _UNSET: Any = object()
 _MAX_RENDER = 300
 _DIFF_FROM = 160
 _MAX_DIFF_LINES = 40
+_DIFF_COMMAND = "`lineage-operators diff EXPECTED ACTUAL`"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
@@ -374,7 +375,11 @@ def matches(expected: Any, actual: Any, *, placeholders: m.Placeholders | None =
     return _fully_matches(m.decode(expected), actual, _Ctx("", placeholders))
 
 
-def format_mismatches(mismatches: Sequence[Mismatch], *, header: str = "", actual_empty: bool = False) -> str:
+def format_mismatches(
+    mismatches: Sequence[Mismatch], *, header: str = "", actual_empty: bool = False, diff_hint: bool = True
+) -> str:
+    """The report of every mismatch; ``diff_hint`` points at the CLI's per-job diff (which reads golden
+    files and events, not Airflow's Jinja files)."""
     keys = {mm.key.split("[", 1)[0] for mm in mismatches}
     title = header or "OpenLineage events do not match the expectation"
     lines = [f"{title}: {len(mismatches)} mismatch(es) in {len(keys)} event key(s)"]
@@ -383,7 +388,8 @@ def format_mismatches(mismatches: Sequence[Mismatch], *, header: str = "", actua
             "  no OpenLineage event was captured at all: is the provider enabled and the transport set?"
         )
     lines.extend("  " + mm.format().replace("\n", "\n  ") for mm in mismatches)
-    lines.append("  lineage change per job: `lineage-operators diff EXPECTED ACTUAL` (golden file or events)")
+    if diff_hint:
+        lines.append(f"  lineage change per job: {_DIFF_COMMAND} (golden file or events)")
     return "\n".join(lines)
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "group_events",
     "load_events",
     "read_event_file",
+    "read_event_text",
     "stream_event_file",
 ]
 
@@ -103,9 +104,13 @@ def _iter_json_values(text: str, origin: str) -> Iterable[Any]:
 
 def read_event_file(path: str | os.PathLike[str]) -> list[Event]:
     """The events in one file, in file order; a top-level JSON array is flattened."""
-    origin = os.fspath(path)
+    return read_event_text(Path(path).read_text(encoding="utf-8"), os.fspath(path))
+
+
+def read_event_text(text: str, origin: str) -> list[Event]:
+    """The events in a file's text (``origin`` names it in errors)."""
     events: list[Event] = []
-    for value in _iter_json_values(Path(path).read_text(encoding="utf-8"), origin):
+    for value in _iter_json_values(text, origin):
         items = value if isinstance(value, list) else [value]
         for item in items:
             if not isinstance(item, dict):

@@ -498,10 +498,25 @@ def assert_events_match_file(
     ``update=None`` follows ``--lineage-update-golden`` / ``LINEAGE_UPDATE_GOLDEN=1``.  A golden file
     is a snapshot, so by default an event key it does not list fails (``allow_extra_keys``);
     ``keys`` restricts both the snapshot and the check to some keys.
+
+    ``path`` may also be one of Airflow's expected-event files (a JSON array of events with Jinja
+    checks), used unchanged: it is recognised by its content, checks only the keys it lists and is
+    never rewritten, whatever the update mode.
     """
     file = Path(path)
     events = _select(coerce_events(actual), list(keys) if keys is not None else None)
     namespace = getattr(actual, "namespace", None)
+    if file.suffix.lower() == ".json" and file.is_file():
+        from lineage_operators.testing.expected_file import read_airflow_file
+
+        expected_file = read_airflow_file(file)
+        if expected_file is not None:
+            if keys is not None:
+                expected_file = expected_file.only(set(keys))
+            mismatches = expected_file.mismatches(events)
+            if mismatches:
+                raise AssertionError(expected_file.report(mismatches, actual_empty=not events))
+            return
     if update if update is not None else update_requested():
         write_expected(file, events, placeholders=placeholders, exclude=exclude, namespace=namespace)
         return

@@ -35,6 +35,7 @@ from typing import Any
 from unittest import mock
 
 from lineage_operators.testing.airflow_home import IsolatedAirflow
+from lineage_operators.testing.event_store import requested_dag_ids
 from lineage_operators.testing.events import Events, load_events
 from lineage_operators.testing.task_output import TaskOutput, describe_failures, task_label
 
@@ -133,16 +134,23 @@ def _environ(values: Mapping[str, str | None]) -> Iterator[None]:
                 os.environ[name] = old
 
 
-def transport_env(events_path: str | os.PathLike[str], namespace: str | None = None) -> dict[str, str | None]:
-    """Env vars sending the provider's events to ``events_path`` (JSON lines, appended).
+def transport_env(
+    events_path: str | os.PathLike[str],
+    namespace: str | None = None,
+    store_dir: str | os.PathLike[str] | None = None,
+) -> dict[str, str | None]:
+    """Env vars sending the provider's events to ``events_path`` (JSON lines, appended), and to an
+    event store in ``store_dir`` for assertion tasks, when given.
 
     A user's ``config_path``/``config_conn_id`` would take precedence over ``transport``, so
     they are blanked for the run.
     """
+    transport: dict[str, Any] = {"type": "file", "log_file_path": os.fspath(events_path), "append": True}
+    if store_dir is not None:
+        store = {"type": "lineage_operators.testing.EventStoreTransport", "directory": os.fspath(store_dir)}
+        transport = {"type": "composite", "transports": {"file": transport, "assertions": store}}
     env: dict[str, str | None] = {
-        "AIRFLOW__OPENLINEAGE__TRANSPORT": json.dumps(
-            {"type": "file", "log_file_path": os.fspath(events_path), "append": True}
-        ),
+        "AIRFLOW__OPENLINEAGE__TRANSPORT": json.dumps(transport),
         "AIRFLOW__OPENLINEAGE__CONFIG_PATH": "",
         "AIRFLOW__OPENLINEAGE__CONFIG_CONN_ID": "",
     }
@@ -383,7 +391,9 @@ def _run_dag_in(
         folder = Path(dags_folder)
 
     output = TaskOutput()
-    with _environ(transport_env(events_file, namespace)):
+    # a DAG with an assertion task reads its run's events from a store, as in a deployment
+    store_dir = home / "event-store" if dag.dag_id in requested_dag_ids() else None
+    with _environ(transport_env(events_file, namespace, store_dir)):
         reset_openlineage_state()
         from airflow.providers.openlineage import conf as ol_conf
 

@@ -1,0 +1,157 @@
+"""System tests as DAGs: a DAG's last task checks the lineage its Spark tasks emitted, against one of
+Airflow's expected-event files used as it is.
+
+The same DAG and file run twice over: through the pytest harness (``run_dag``, every task in this
+process), then on a real deployment (Airflow's scheduler, its LocalExecutor running each task in a
+process of its own, the events reaching the assertion tasks through the event store). There one
+run's ``check_events`` passes while ``check_changed``, pointed at a changed expectation, fails and
+says what differs in its log.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support.airflow_scheduler import airflow_scheduler
+from tests.system.conftest import LOGICAL_DATE, load_dag_file
+
+from lineage_operators.testing import assert_events_match_file, load_events, validate_events
+
+DAGS = Path(__file__).parent / "dags_assertion"
+EXPECTED = DAGS / "expected" / "lineage_assertion.json"
+DAG_ID = "lineage_assertion"
+TASKS = ("write_orders", "summarize", "check_events", "check_changed")
+#: Two Spark task processes (a JVM each) and two checks, one after the other, on a loaded 2-core machine.
+RUN_TIMEOUT = 420.0
+
+
+@pytest.fixture
+def assertion_dags(tmp_path: Path) -> Path:
+    folder = tmp_path / "dags"
+    folder.mkdir()
+    (folder / "lineage_assertion.py").symlink_to(DAGS / "lineage_assertion.py")
+    return folder
+
+
+def _changed_expectation(folder: Path) -> Path:
+    """The expected file with one value changed: write_orders wrote 3 rows, this says 4."""
+    events = json.loads(EXPECTED.read_text())
+    complete = next(
+        e for e in events if e["job"]["name"] == f"{DAG_ID}.write_orders" and e["eventType"] == "COMPLETE"
+    )
+    complete["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] = 4
+    changed = folder / "changed.json"
+    changed.write_text(json.dumps(events, indent=2))
+    return changed
+
+
+def test_assertion_task_checks_lineage_in_pytest_and_on_a_scheduler(
+    run_dag, assertion_dags: Path, base_dir: Path, airflow_db: str, tmp_path: Path
+):
+    # pytest: the assertion task passes inside dag.test(), and the harness reads the same file
+    result = run_dag(
+        load_dag_file(assertion_dags / "lineage_assertion.py"),
+        logical_date=LOGICAL_DATE,
+        dags_folder=assertion_dags,
+    )
+    assert result.task_states == dict.fromkeys(TASKS, "success"), result.failures
+    validate_events(result)
+    assert_events_match_file(result, EXPECTED)
+
+    # a deployment: the scheduler runs the DAG; its second check is pointed at a changed expectation
+    store = tmp_path / "event-store"
+    events_file = tmp_path / "deployment-events.jsonl"
+    changed = _changed_expectation(tmp_path)
+    _trigger("deployed", LOGICAL_DATE + timedelta(days=1), {"changed": str(changed)})
+    services = tmp_path / "services"
+    transport = _transport(events_file, store)
+    with airflow_scheduler(Path(airflow_db), assertion_dags, services, extra_env=transport):
+        run = _wait_for_run("deployed", RUN_TIMEOUT, services)
+
+    tasks = {"write_orders": "success", "summarize": "success", "check_events": "success"}
+    assert run == {"state": "failed", "tasks": {**tasks, "check_changed": "failed"}}, run
+    logs = Path(airflow_db) / "logs"
+    passed = _task_log(logs, "deployed", "check_events")
+    assert f"match {EXPECTED}" in passed, passed[-2000:]
+    failed = _task_log(logs, "deployed", "check_changed")
+    assert f"do not match Airflow expected-events file {changed}" in failed, failed[-3000:]
+    where = "outputs[0].outputFacets.outputStatistics.rowCount: value differs"
+    assert f"{DAG_ID}.write_orders.event.complete: {where}" in failed, failed[-3000:]
+    assert "expected: 4" in failed, failed[-3000:]
+    assert "actual:   3" in failed, failed[-3000:]
+
+    # each Spark task ran in a process of its own (its own Spark application); nothing stays stored
+    deployed = load_events(events_file)
+    apps = {
+        event["run"]["facets"]["spark_applicationDetails"]["applicationId"]
+        for task in ("write_orders", "summarize")
+        for event in deployed[f"{DAG_ID}.{task}.event.complete"]
+    }
+    assert len(apps) == 2, apps
+    (fail,) = deployed[f"{DAG_ID}.check_changed.event.fail"]
+    assert where in fail["run"]["facets"]["errorMessage"]["message"]  # the difference in its FAIL event too
+    assert [p for p in store.rglob("*") if p.is_file()] == []
+
+
+def _transport(events_file: Path, store: Path) -> dict[str, str]:
+    """A deployment's transport (a file here) with the event store next to it, as the README shows."""
+    transport = {
+        "type": "composite",
+        "transports": {
+            "file": {"type": "file", "log_file_path": str(events_file), "append": True},
+            "assertions": {"type": "lineage_operators.testing.EventStoreTransport", "directory": str(store)},
+        },
+    }
+    return {"AIRFLOW__OPENLINEAGE__TRANSPORT": json.dumps(transport)}
+
+
+def _trigger(run_id: str, logical_date: Any, conf: dict[str, Any]) -> None:
+    from airflow.api.common.trigger_dag import trigger_dag
+    from airflow.utils.types import DagRunTriggeredByType
+
+    trigger_dag(
+        DAG_ID, triggered_by=DagRunTriggeredByType.CLI, run_id=run_id, logical_date=logical_date, conf=conf
+    )
+
+
+def _wait_for_run(run_id: str, timeout: float, services: Path) -> dict[str, Any]:
+    from sqlalchemy.exc import OperationalError
+
+    deadline = time.monotonic() + timeout
+    run: dict[str, Any] | None = None
+    while time.monotonic() < deadline:
+        try:
+            run = _run(run_id)
+        except OperationalError:  # the scheduler holds SQLite's write lock for a moment
+            run = None
+        if run is not None and run["state"] in ("success", "failed"):
+            return run
+        time.sleep(1.0)
+    service_logs = "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted(services.glob("*.log")))
+    raise AssertionError(f"DAG run {run_id} not finished within {timeout:.0f} s: {run}\n{service_logs}")
+
+
+def _run(run_id: str) -> dict[str, Any] | None:
+    from airflow.models.dagrun import DagRun
+    from airflow.utils.session import create_session
+    from sqlalchemy import select
+
+    with create_session() as session:
+        run = session.scalars(select(DagRun).where(DagRun.dag_id == DAG_ID, DagRun.run_id == run_id)).first()
+        if run is None:
+            return None
+        return {
+            "state": str(getattr(run.state, "value", run.state)),
+            "tasks": {ti.task_id: str(getattr(ti.state, "value", ti.state)) for ti in run.task_instances},
+        }
+
+
+def _task_log(logs: Path, run_id: str, task_id: str) -> str:
+    files = sorted(logs.glob(f"dag_id={DAG_ID}/run_id={run_id}/task_id={task_id}/attempt=*.log"))
+    assert files, f"no log of {task_id} in run {run_id} under {logs}"
+    return "\n".join(f.read_text() for f in files)
