@@ -1,0 +1,72 @@
+"""Column lineage of a DataFrame write over Spark Connect: the classic engine over the translated plan.
+
+The written query's ``Relation`` is translated into analyzed-plan JSON (:mod:`.plan_translate`) and
+walked by the classic engine (:func:`lineage_operators.column_lineage.lineage_of_plan`), so the
+facet has the same fields, types, subtypes, masking and dataset-wide dependencies as a classic
+session's. The ids of each read leaf's columns are put on the input relations that read resolved
+to (``RelationFacts.expr_ids``), exactly as the classic capture does for its plan's leaves; naming,
+merging and the facet are then the classic ones.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from lineage_operators.column_lineage import PlanColumnLineage
+from lineage_operators.spark.connect.plan_translate import LeafSchema, translate
+from lineage_operators.spark.plan import RelationFacts
+from lineage_operators.spark.plan_json import log_once
+
+
+def read_key(item: Any) -> Any:
+    """The identity of a read leaf (a ``SourceRead``'s key, a ``TableRead``'s name)."""
+    key = getattr(item, "key", None)
+    return key if key is not None else ("table", getattr(item, "name", None))
+
+
+def frame_column_lineage(  # noqa: PLR0917
+    query: Any,
+    leaf_schema: LeafSchema,
+    views: Mapping[str, Any],
+    inputs: Mapping[Any, Sequence[RelationFacts]],
+    output_names: Sequence[str] | None,
+    ids: Iterator[int],
+) -> PlanColumnLineage | None:
+    """The lineage of the written ``query``, or None (logged once per reason) when not translatable.
+
+    ``inputs``: :func:`read_key` of each read -> the input relations it resolved to;
+    ``output_names``: the written columns (the server's schema of the write), positional.
+    """
+    from lineage_operators.column_lineage import lineage_of_plan
+    from lineage_operators.spark.connect.plan_exprs import Untranslatable
+
+    try:
+        translation = translate(query, leaf_schema, views, ids)
+    except Untranslatable as exc:
+        log_once(
+            f"connect-columns:{str(exc)[:40]}",
+            logging.INFO,
+            "lineage capture: no column lineage for a DataFrame write over Spark Connect: %s",
+            str(exc)[:200],
+        )
+        return None
+    if output_names is not None and len(output_names) != len(translation.output):
+        log_once(
+            "connect-columns:width",
+            logging.INFO,
+            "lineage capture: no column lineage for a DataFrame write over Spark Connect: "
+            "its translated plan has %d columns, the server's %d",
+            len(translation.output),
+            len(output_names),
+        )
+        return None
+    lineage = lineage_of_plan(translation.plan, output_names)
+    for item, idents in translation.leaves:
+        for rel in inputs.get(read_key(item), ()):
+            rel.expr_ids = (*rel.expr_ids, *idents)
+    return lineage
+
+
+__all__ = ["frame_column_lineage", "read_key"]
