@@ -17,13 +17,16 @@ Facets that differ, and why (asserted by ``test_facet_differences_are_the_docume
 * ``storage``: a table read in a classic session carries the relation's file format (from its
   ``HadoopFsRelation``); over Connect the format comes from the catalog's provider, which is the
   same for the session catalog's data source tables -- identical here.
-* ``columnLineage``: a classic session walks the written query's analyzed plan in the driver's JVM;
-  over Connect that plan lives on the server. SQL statements (CTAS, INSERT ... SELECT) get
-  openlineage-sql's column lineage instead (``test_sql_column_lineage_matches_the_classic_facet``):
-  the same output columns and input fields, but every transformation is ``DIRECT`` without a
-  subtype (classic: IDENTITY / TRANSFORMATION / AGGREGATION) and there are no dataset-wide
-  ``INDIRECT`` dependencies (classic: FILTER, JOIN, GROUP_BY, SORT in the facet's ``dataset``).
-  DataFrame writes (``df.write``, ``saveAsTable``) have no ``columnLineage`` over Connect.
+* ``columnLineage`` of SQL statements (CTAS, INSERT ... SELECT): a classic session walks the
+  analyzed plan in the driver's JVM; a Connect server gives a client no analyzed plan of a SQL
+  statement (``AnalyzePlan`` explains it as display text only), so they get openlineage-sql's
+  column lineage (``test_sql_column_lineage_matches_the_classic_facet``): the same output columns
+  and input fields, but every transformation is ``DIRECT`` without a subtype (classic: IDENTITY /
+  TRANSFORMATION / AGGREGATION) and there are no dataset-wide ``INDIRECT`` dependencies (classic:
+  FILTER, JOIN, GROUP_BY, SORT in the facet's ``dataset``). DataFrame writes (``df.write``,
+  ``saveAsTable``) get the classic facet exactly: the client's plan is translated for the classic
+  rules (``test_dataframe_column_lineage_is_the_classic_facet``, and every pattern in
+  ``test_connect_column_lineage.py``).
 * job facet ``sql``: classic takes the text from the parser's origin of each execution's plan
   (and has none for ``CREATE TABLE`` without a query); Connect has the text of every statement
   sent. Not a dataset facet; not compared.
@@ -279,8 +282,6 @@ def test_facet_differences_are_the_documented_ones(sides: dict[str, Any]) -> Non
     """Only the facets listed in the module docstring may differ."""
     for scenario in SCENARIOS:
         allowed = {"outputStatistics", "inputStatistics"}
-        if scenario.name not in SQL_COLUMN_LINEAGE:
-            allowed.add("columnLineage")
         classic, connect = _both(sides, scenario)
         left, right = _facet_keys(classic, sides["classic"]), _facet_keys(connect, sides["connect"])
         assert left.keys() == right.keys(), scenario.name
@@ -333,3 +334,12 @@ def test_sql_column_lineage_matches_the_classic_facet(sides: dict[str, Any], nam
     if name == "insert_into_and_overwrite":  # INSERT OVERWRITE ... WHERE id < 4: classic has the filter
         (want,) = expected.values()
         assert {t for ts in want["dataset"].values() for t in ts} == {("INDIRECT", "FILTER")}
+
+
+@pytest.mark.parametrize(
+    "scenario", [pytest.param(s, id=s.name) for s in SCENARIOS if s.name not in SQL_COLUMN_LINEAGE]
+)
+def test_dataframe_column_lineage_is_the_classic_facet(sides: dict[str, Any], scenario: Scenario) -> None:
+    """DataFrame writes: the same columnLineage facets, subtypes and dataset dependencies included."""
+    classic, connect = _both(sides, scenario)
+    assert _column_lineage(connect, sides["connect"]) == _column_lineage(classic, sides["classic"])

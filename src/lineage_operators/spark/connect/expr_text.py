@@ -267,7 +267,7 @@ class _Parser:
                     return ("star", tuple(parts), None)
                 parts.append(self.name())
             return ("col", tuple(parts), None)
-        raise ExpressionSyntaxError(f"unexpected {value!r}")
+        raise ExpressionSyntaxError(f"unexpected {kind} token")  # never the text: it may hold values
 
     def case(self) -> Term:
         subject = None if self.peek() == ("word", "WHEN") or self.peek()[1].lower() == "when" else self.expr()

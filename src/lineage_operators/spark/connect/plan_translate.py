@@ -400,7 +400,7 @@ def translate(
     except (LookupError, TypeError, ValueError) as exc:
         if isinstance(exc, Untranslatable):
             raise
-        raise Untranslatable(f"{type(exc).__name__}: {exc}") from exc
+        raise Untranslatable(type(exc).__name__) from exc  # not the message: it may quote values
     return Translation(plan=plan, output=output, leaves=translator.leaves)
 
 
