@@ -339,7 +339,10 @@ def test_temp_views_are_inlined_and_tables_are_leaves() -> None:
             lambda: rel("aggregate", read("orders"), group_type=4, grouping_expressions=[col("status")]),
             id="pivot",
         ),
-        pytest.param(lambda: project(read("orders"), text("sum(amount) OVER (PARTITION BY status)")), id="bad expression text"),
+        pytest.param(
+            lambda: project(read("orders"), text("sum(amount) OVER (PARTITION BY status)")),
+            id="bad expression text",
+        ),
     ],
 )
 def test_what_is_not_translated_raises_untranslatable(relation: Any) -> None:
