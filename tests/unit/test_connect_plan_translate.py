@@ -373,3 +373,50 @@ def test_expression_strings_parse(sql: str, term: Any) -> None:
 def test_expression_strings_that_do_not_parse(sql: str) -> None:
     with pytest.raises(ExpressionSyntaxError):
         parse_expression(sql)
+
+
+def sql(query: str) -> Any:
+    out = R.Relation()
+    out.sql.query = query
+    return out
+
+
+def test_simple_sql_selects_are_derived_from_their_text() -> None:
+    SCHEMAS.update({"o": SCHEMAS["orders"], "c": SCHEMAS["customers"]})
+    fields, dataset = lineage(
+        sql(
+            "SELECT c.segment, sum(o.amount) AS revenue, count(o.order_id) FROM o "
+            "JOIN c ON o.customer_id = c.customer_id WHERE o.status = 'paid' GROUP BY c.segment"
+        )
+    )
+    assert fields == {
+        "segment": {("c", "segment"): {I}},
+        "revenue": {("o", "amount"): {A}},
+        "count(order_id)": {("o", "order_id"): {AM}},
+    }
+    assert dataset == {
+        ("o", "customer_id"): {J, F},
+        ("c", "customer_id"): {J, F},
+        ("o", "status"): {F},
+        ("c", "segment"): {G},
+    }
+    fields, dataset = lineage(sql("INSERT INTO t SELECT customer_id, max(amount) FROM o GROUP BY 1"))
+    assert fields == {"customer_id": {("o", "customer_id"): {I}}, "max(amount)": {("o", "amount"): {A}}}
+    fields, dataset = lineage(sql("SELECT DISTINCT status FROM parquet.`orders` ORDER BY status"))
+    assert fields == {"status": {("orders", "status"): {I}}}
+    assert dataset == {("orders", "status"): {G, S}}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "WITH a AS (SELECT 1) SELECT * FROM a",
+        "SELECT status FROM o GROUP BY status HAVING count(*) > 1",
+        "SELECT order_id FROM o UNION SELECT order_id FROM c",
+        "SELECT order_id FROM (SELECT order_id FROM o)",
+        "SELECT x FROM o LATERAL VIEW explode(tags) t AS x",
+    ],
+)
+def test_other_sql_is_not_derived(query: str) -> None:
+    with pytest.raises(Untranslatable):
+        translate(sql(query), _schema)

@@ -11,7 +11,7 @@ merging and the facet are then the classic ones.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from lineage_operators.column_lineage import PlanColumnLineage
@@ -30,13 +30,13 @@ def frame_column_lineage(  # noqa: PLR0917
     query: Any,
     leaf_schema: LeafSchema,
     views: Mapping[str, Any],
-    inputs: Mapping[Any, Sequence[RelationFacts]],
+    inputs: Callable[[Any], Sequence[RelationFacts]],
     output_names: Sequence[str] | None,
     ids: Iterator[int],
 ) -> PlanColumnLineage | None:
     """The lineage of the written ``query``, or None (logged once per reason) when not translatable.
 
-    ``inputs``: :func:`read_key` of each read -> the input relations it resolved to;
+    ``inputs``: a read leaf (``SourceRead`` / ``TableRead``) -> the input relations it resolved to;
     ``output_names``: the written columns (the server's schema of the write), positional.
     """
     from lineage_operators.column_lineage import lineage_of_plan
@@ -64,7 +64,7 @@ def frame_column_lineage(  # noqa: PLR0917
         return None
     lineage = lineage_of_plan(translation.plan, output_names)
     for item, idents in translation.leaves:
-        for rel in inputs.get(read_key(item), ()):
+        for rel in inputs(item):
             rel.expr_ids = (*rel.expr_ids, *idents)
     return lineage
 

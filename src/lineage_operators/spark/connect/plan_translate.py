@@ -13,8 +13,9 @@ Operators are mapped as Spark's analyzer does: ``withColumn(s)`` / ``drop`` / ``
 samples, repartitions and hints pass their input through. A temp view read by name is replaced by
 the plan that defined it (as the analyzer inlines it).
 
-Not translated (:class:`~.plan_exprs.Untranslatable`: that write gets no column lineage): SQL
-relations inside a DataFrame plan, pivots, lambdas, Python UDTFs, ``mapInPandas`` and the like.
+A ``spark.sql(...)`` relation is translated when its text is a simple SELECT (:mod:`.sql_select`).
+Not translated (:class:`~.plan_exprs.Untranslatable`: that write gets no column lineage): other
+SQL relations, pivots, lambdas, Python UDTFs, ``mapInPandas`` and the like.
 """
 
 from __future__ import annotations
@@ -145,6 +146,18 @@ class _Translator:
                 return node("SubqueryAlias", [plan]), qualified
             return self._leaf(item, _fields(self.leaf_schema(item)), name.rsplit(".", 1)[-1])
         return self._leaf(item, _fields(self.leaf_schema(item)))
+
+    def _sql(self, rel: Any) -> tuple[Json, list[Attr]]:
+        """``spark.sql("SELECT ...")`` inside a DataFrame plan: a simple SELECT is derived from
+        its text (:mod:`.sql_select`); parameters or anything else cannot be."""
+        from lineage_operators.spark.connect.sql_select import select_relation
+
+        if rel.args or rel.pos_args or rel.named_arguments or rel.pos_arguments:
+            raise Untranslatable("a SQL relation with parameters")
+        relation = select_relation(rel.query)
+        if relation is None:
+            raise Untranslatable("a SQL relation that is not a simple SELECT")
+        return self.relation(relation)
 
     def _range(self, rel: Any) -> tuple[Json, list[Attr]]:
         return self._leaf(None, [("id", "long")])

@@ -22,6 +22,7 @@ says for the same action (see :mod:`lineage_operators.spark.plan`):
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,16 +102,26 @@ class ConnectResolver:
                 columns = parse_statement(plan.sql[0]).columns
             elif self.frame_columns and len(facts.outputs) == 1:
                 try:
-                    facts.column_lineage = self._frame_columns(plan, facts.outputs[0], by_read)
+                    rels_of = _rels_of(by_read, sources)
+                    facts.column_lineage = self._frame_columns(plan, facts.outputs[0], rels_of)
                 except Exception as exc:  # a failed lookup: this write's column lineage only
                     log.info("lineage capture: no column lineage for a DataFrame write: %s", describe(exc))
         elif statement is not None:
             facts.outputs = self._sql_outputs(statement, plan.operation_id)
             columns = statement.columns
         if columns and len(facts.outputs) == 1:
-            facts.column_lineage = sql_column_lineage(
-                columns, sources, facts.outputs[0].schema_text, self._ids
-            )
+            text = plan.command_sql or (plan.sql[0] if plan.sql else None)
+            if self.frame_columns and text:
+                try:  # a simple SELECT: the classic rules, through the DataFrame translation
+                    facts.column_lineage = self._select_columns(
+                        text, facts.outputs[0], _rels_of(by_read, sources)
+                    )
+                except Exception as exc:
+                    log.info("lineage capture: SQL column lineage from openlineage-sql: %s", describe(exc))
+            if facts.column_lineage is None:
+                facts.column_lineage = sql_column_lineage(
+                    columns, sources, facts.outputs[0].schema_text, self._ids
+                )
         for rel in (*facts.inputs, *facts.outputs):
             if rel.table is not None and rel.lifecycle not in ("DROP", "RENAME"):
                 self.tables.remember(rel.table, rel.location, rel.provider)
@@ -324,9 +335,7 @@ class ConnectResolver:
             return self.lookups.table_schema(item.name)
         return self.lookups.schema(item, key=("leaf", item.SerializeToString()))
 
-    def _frame_columns(
-        self, plan: ConnectPlan, output: RelationFacts, by_read: dict[Any, list[RelationFacts]]
-    ) -> Any:
+    def _frame_columns(self, plan: ConnectPlan, output: RelationFacts, rels_of: Any) -> Any:
         """The written DataFrame's column lineage (classic rules over the translated plan), or None."""
         from lineage_operators.spark.connect.frame_columns import frame_column_lineage
         from lineage_operators.spark.connect.sql_columns import column_names
@@ -337,9 +346,24 @@ class ConnectResolver:
         schema = output.schema_text
         if write.save_method == "insert_into" and write.table:  # by position, the table's names
             schema = self.lookups.table_schema(write.table)
+        names = column_names(schema)
         return frame_column_lineage(
-            plan.query, self._leaf_schema, self.view_queries, by_read, column_names(schema), self._ids
+            plan.query, self._leaf_schema, self.view_queries, rels_of, names, self._ids
         )
+
+    def _select_columns(self, text: str, output: RelationFacts, rels_of: Any) -> Any:
+        """Column lineage of a simple SELECT (:mod:`.sql_select`) by the classic rules, or None."""
+        from lineage_operators.spark.connect.frame_columns import frame_column_lineage
+        from lineage_operators.spark.connect.sql_columns import column_names
+        from lineage_operators.spark.connect.sql_select import select_relation
+
+        if _INSERT_WITH_COLUMNS.match(text):
+            return None  # INSERT INTO t (b, a) SELECT ...: not the table's column order
+        relation = select_relation(text)
+        if relation is None:
+            return None
+        names = column_names(output.schema_text)
+        return frame_column_lineage(relation, self._leaf_schema, self.view_queries, rels_of, names, self._ids)
 
     # -- outputs -----------------------------------------------------------------------------
 
@@ -439,6 +463,37 @@ class ConnectResolver:
             return None
         base = self.lookups.database_location(ref.database)
         return f"{base.rstrip('/')}/{ref.table.lower()}" if base else None
+
+
+_INSERT_WITH_COLUMNS = re.compile(
+    r"\s*insert\s+(?:into|overwrite)\s+(?:table\s+)?[^\s(]+\s*\(", re.IGNORECASE
+)
+
+
+def _rels_of(by_read: dict[Any, list[RelationFacts]], sources: dict[SqlTable, list[RelationFacts]]) -> Any:
+    """A translated plan's read leaf -> the input relations it resolved to: a DataFrame read by
+    its key, a table or path named in SQL text by matching what openlineage-sql parsed."""
+    from lineage_operators.spark.connect.frame_columns import read_key
+
+    def rels_of(item: Any) -> list[RelationFacts]:
+        found = by_read.get(read_key(item))
+        if found:
+            return found
+        for table, rels in sources.items():
+            if isinstance(item, SourceRead) and table.path and item.paths == (table.path,):
+                return rels
+            if isinstance(item, TableRead) and not table.path and _same_table(item.name, table):
+                return rels
+        return []
+
+    return rels_of
+
+
+def _same_table(name: str, table: SqlTable) -> bool:
+    """Does ``db.t`` (as a SELECT names it) name ``table`` (as openlineage-sql parsed it)?"""
+    parts = [p.strip("`").lower() for p in name.split(".")]
+    known = [p.strip("`").lower() for p in (table.catalog, table.database, table.name) if p]
+    return len(parts) <= len(known) and known[-len(parts) :] == parts
 
 
 def _rel_type(relation: Any) -> str | None:
