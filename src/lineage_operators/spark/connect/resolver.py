@@ -22,13 +22,13 @@ says for the same action (see :mod:`lineage_operators.spark.plan`):
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
+from lineage_operators.spark.connect.frame_columns import INSERT_WITH_COLUMNS, rels_of_reads
 from lineage_operators.spark.connect.paths import source_roots
 from lineage_operators.spark.connect.plans import (
     ConnectPlan,
@@ -102,7 +102,7 @@ class ConnectResolver:
                 columns = parse_statement(plan.sql[0]).columns
             elif self.frame_columns and len(facts.outputs) == 1:
                 try:
-                    rels_of = _rels_of(by_read, sources)
+                    rels_of = rels_of_reads(by_read, sources)
                     facts.column_lineage = self._frame_columns(plan, facts.outputs[0], rels_of)
                 except Exception as exc:  # a failed lookup: this write's column lineage only
                     log.info("lineage capture: no column lineage for a DataFrame write: %s", describe(exc))
@@ -114,7 +114,7 @@ class ConnectResolver:
             if self.frame_columns and text:
                 try:  # a simple SELECT: the classic rules, through the DataFrame translation
                     facts.column_lineage = self._select_columns(
-                        text, facts.outputs[0], _rels_of(by_read, sources)
+                        text, facts.outputs[0], rels_of_reads(by_read, sources)
                     )
                 except Exception as exc:
                     log.info("lineage capture: SQL column lineage from openlineage-sql: %s", describe(exc))
@@ -357,7 +357,7 @@ class ConnectResolver:
         from lineage_operators.spark.connect.sql_columns import column_names
         from lineage_operators.spark.connect.sql_select import select_relation
 
-        if _INSERT_WITH_COLUMNS.match(text):
+        if INSERT_WITH_COLUMNS.match(text):
             return None  # INSERT INTO t (b, a) SELECT ...: not the table's column order
         relation = select_relation(text)
         if relation is None:
@@ -463,37 +463,6 @@ class ConnectResolver:
             return None
         base = self.lookups.database_location(ref.database)
         return f"{base.rstrip('/')}/{ref.table.lower()}" if base else None
-
-
-_INSERT_WITH_COLUMNS = re.compile(
-    r"\s*insert\s+(?:into|overwrite)\s+(?:table\s+)?[^\s(]+\s*\(", re.IGNORECASE
-)
-
-
-def _rels_of(by_read: dict[Any, list[RelationFacts]], sources: dict[SqlTable, list[RelationFacts]]) -> Any:
-    """A translated plan's read leaf -> the input relations it resolved to: a DataFrame read by
-    its key, a table or path named in SQL text by matching what openlineage-sql parsed."""
-    from lineage_operators.spark.connect.frame_columns import read_key
-
-    def rels_of(item: Any) -> list[RelationFacts]:
-        found = by_read.get(read_key(item))
-        if found:
-            return found
-        for table, rels in sources.items():
-            if isinstance(item, SourceRead) and table.path and item.paths == (table.path,):
-                return rels
-            if isinstance(item, TableRead) and not table.path and _same_table(item.name, table):
-                return rels
-        return []
-
-    return rels_of
-
-
-def _same_table(name: str, table: SqlTable) -> bool:
-    """Does ``db.t`` (as a SELECT names it) name ``table`` (as openlineage-sql parsed it)?"""
-    parts = [p.strip("`").lower() for p in name.split(".")]
-    known = [p.strip("`").lower() for p in (table.catalog, table.database, table.name) if p]
-    return len(parts) <= len(known) and known[-len(parts) :] == parts
 
 
 def _rel_type(relation: Any) -> str | None:
