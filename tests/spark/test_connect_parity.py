@@ -17,13 +17,12 @@ Facets that differ, and why (asserted by ``test_facet_differences_are_the_docume
 * ``storage``: a table read in a classic session carries the relation's file format (from its
   ``HadoopFsRelation``); over Connect the format comes from the catalog's provider, which is the
   same for the session catalog's data source tables -- identical here.
-* ``columnLineage``: a classic session walks the written query's analyzed plan in the driver's JVM;
-  over Connect that plan lives on the server. SQL statements (CTAS, INSERT ... SELECT) get
-  openlineage-sql's column lineage instead (``test_sql_column_lineage_matches_the_classic_facet``):
-  the same output columns and input fields, but every transformation is ``DIRECT`` without a
-  subtype (classic: IDENTITY / TRANSFORMATION / AGGREGATION) and there are no dataset-wide
-  ``INDIRECT`` dependencies (classic: FILTER, JOIN, GROUP_BY, SORT in the facet's ``dataset``).
-  DataFrame writes (``df.write``, ``saveAsTable``) have no ``columnLineage`` over Connect.
+* ``columnLineage``: none differ. A classic session walks the analyzed plan in the driver's JVM;
+  over Connect the client's plan is translated for the same rules: DataFrame writes from their
+  ``Relation`` protobufs, SQL statements with a simple ``SELECT`` (CTAS, INSERT ... SELECT) from
+  their text (a Connect server gives a client no analyzed plan of SQL), other SQL from
+  openlineage-sql (unit-tested; listed in the README). Every pattern of the classic column-lineage
+  tests: ``test_connect_column_lineage.py``.
 * job facet ``sql``: classic takes the text from the parser's origin of each execution's plan
   (and has none for ``CREATE TABLE`` without a query); Connect has the text of every statement
   sent. Not a dataset facet; not compared.
@@ -271,16 +270,10 @@ def test_same_datasets_schema_and_lifecycle(sides: dict[str, Any], scenario: Sce
     )
 
 
-#: Scenarios whose outputs are written by SQL text: columnLineage from openlineage-sql over Connect.
-SQL_COLUMN_LINEAGE = ("ctas", "insert_into_and_overwrite")
-
-
 def test_facet_differences_are_the_documented_ones(sides: dict[str, Any]) -> None:
     """Only the facets listed in the module docstring may differ."""
     for scenario in SCENARIOS:
         allowed = {"outputStatistics", "inputStatistics"}
-        if scenario.name not in SQL_COLUMN_LINEAGE:
-            allowed.add("columnLineage")
         classic, connect = _both(sides, scenario)
         left, right = _facet_keys(classic, sides["classic"]), _facet_keys(connect, sides["connect"])
         assert left.keys() == right.keys(), scenario.name
@@ -311,25 +304,18 @@ def _column_lineage(result: Any, side: tuple[Any, Path, str]) -> dict[str, Any]:
     return found
 
 
-@pytest.mark.parametrize("name", SQL_COLUMN_LINEAGE)
-def test_sql_column_lineage_matches_the_classic_facet(sides: dict[str, Any], name: str) -> None:
-    """Same output columns and input fields as a classic session; the listed differences only."""
-    classic, connect = _both(sides, next(s for s in SCENARIOS if s.name == name))
+#: Scenarios whose outputs are written by SQL text (CTAS, INSERT ... SELECT).
+SQL_COLUMN_LINEAGE = ("ctas", "insert_into_and_overwrite")
+
+
+@pytest.mark.parametrize("scenario", [pytest.param(s, id=s.name) for s in SCENARIOS])
+def test_column_lineage_is_the_classic_facet(sides: dict[str, Any], scenario: Scenario) -> None:
+    """DataFrame and SQL writes: the same columnLineage facets, subtypes and dataset dependencies."""
+    classic, connect = _both(sides, scenario)
     expected = _column_lineage(classic, sides["classic"])
-    actual = _column_lineage(connect, sides["connect"])
-    assert expected, "the classic session must give column lineage for the scenario"
-    assert actual.keys() == expected.keys()
-    for output, facet in actual.items():
-        want = expected[output]
-        assert {c: set(f) for c, f in facet["fields"].items()} == {
-            c: set(f) for c, f in want["fields"].items()
-        }
-        for column, fields in facet["fields"].items():
-            for field, transformations in fields.items():
-                assert transformations == {("DIRECT", None)}  # openlineage-sql gives no subtype
-                assert {t for t, _ in want["fields"][column][field]} == {"DIRECT"}
-                assert all(subtype for _, subtype in want["fields"][column][field])
-        assert facet["dataset"] == {}  # no dataset-wide (INDIRECT) dependencies from openlineage-sql
-    if name == "insert_into_and_overwrite":  # INSERT OVERWRITE ... WHERE id < 4: classic has the filter
+    assert _column_lineage(connect, sides["connect"]) == expected
+    if scenario.name in SQL_COLUMN_LINEAGE:
+        assert expected, "the classic session must give column lineage for the scenario"
+    if scenario.name == "insert_into_and_overwrite":  # INSERT OVERWRITE ... WHERE id < 4: the filter
         (want,) = expected.values()
         assert {t for ts in want["dataset"].values() for t in ts} == {("INDIRECT", "FILTER")}

@@ -64,8 +64,10 @@ def test_arming_imports_no_pyspark_and_wraps_the_builder_when_pyspark_is_importe
     assert seen == {"before": [], "wrapped": True, "finder": False}
 
 
-def test_observed_sessions_are_captured_once_and_connect_sessions_skipped(monkeypatch):
+def test_observed_sessions_are_captured_once_classic_and_connect(monkeypatch):
+    """Each session once, with the capture that fits it (a Connect session: the Connect capture)."""
     from lineage_operators.spark import auto_capture, capture
+    from lineage_operators.spark.connect import capture as connect_capture
 
     started: list[object] = []
 
@@ -79,19 +81,24 @@ def test_observed_sessions_are_captured_once_and_connect_sessions_skipped(monkey
         def stop(self):
             return capture.CaptureResult(outputs=[LineageDataset("file", f"/out/{id(self.session)}")])
 
+    class FakeConnectCapture(FakeCapture):
+        pass
+
     monkeypatch.setattr(capture, "SparkLineageCapture", FakeCapture)
+    monkeypatch.setattr(connect_capture, "SparkConnectLineageCapture", FakeConnectCapture)
     session_module = sys.modules.get("pyspark.sql.session")
     if session_module is not None:  # a session left active by an earlier test is not this task's
         monkeypatch.setattr(session_module.SparkSession, "getActiveSession", classmethod(lambda cls: None))
-    classic, connect = SimpleNamespace(_jsparkSession=object()), SimpleNamespace()
+    connect_type = type("SparkSession", (), {"__module__": "pyspark.sql.connect.session"})
+    classic, connect = SimpleNamespace(_jsparkSession=object()), connect_type()
     auto_capture.arm("dag.task")
     try:
-        for session in (classic, classic, connect):
+        for session in (classic, classic, connect, connect):
             auto_capture.observe_session(session)
     finally:
         result = auto_capture.finish()
-    assert started == [classic]
-    assert [d.name for d in result.outputs] == [f"/out/{id(classic)}"]
+    assert started == [classic, connect]
+    assert sorted(d.name for d in result.outputs) == sorted(f"/out/{id(s)}" for s in (classic, connect))
     assert auto_capture.finish() is None
 
 

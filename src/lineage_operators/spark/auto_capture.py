@@ -1,8 +1,9 @@
 """Capture for Spark sessions that a task creates or uses without this package's operator.
 
 The plugin calls :func:`arm` before the task's ``execute`` and :func:`finish` after it, in the
-task's own process. While armed, every classic session the task uses is captured with
-:class:`~lineage_operators.spark.capture.SparkLineageCapture`:
+task's own process. While armed, every session the task uses is captured with the capture that
+fits it (:class:`~lineage_operators.spark.capture.SparkLineageCapture`, or the Spark Connect one for
+a session from ``SparkSession.builder.remote("sc://...")``):
 
 * a session already active when the task starts is captured at once;
 * a session the task gets from ``SparkSession.builder.getOrCreate()`` is captured as soon as the
@@ -69,21 +70,15 @@ def is_armed() -> bool:
 
 
 def observe_session(session: Any) -> None:
-    """Capture ``session`` for the armed task (once per session); Spark Connect sessions are skipped."""
+    """Capture ``session`` for the armed task (once per session), classic or Spark Connect
+    (``builder.remote("sc://...").getOrCreate()`` returns a Connect session through this builder;
+    :func:`~lineage_operators.spark.captures.new_capture` picks the capture that fits)."""
     armed = _armed
     if armed is None or session is None:
         return
     try:
         with _lock:
             if id(session) in armed.captures:
-                return
-            if getattr(session, "_jsparkSession", None) is None:
-                log.info(
-                    "Task %s: Spark Connect session; automatic capture needs a classic session",
-                    armed.task_label,
-                )
-                armed.captures[id(session)] = None
-                armed.sessions.append(session)
                 return
             capture = _new_capture(session)
             armed.captures[id(session)] = capture

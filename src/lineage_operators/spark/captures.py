@@ -25,7 +25,8 @@ def new_capture(
     ``timeout`` (``capture_timeout``) bounds what capture adds to the task after the job: draining
     Spark's listener bus (classic), waiting for the server lookups still pending (Connect).
     ``column_lineage`` (``ColumnLineageSettings``): classic sessions walk the written query's
-    analyzed plan; over Connect, SQL statements get openlineage-sql's column lineage. Other
+    analyzed plan; over Connect, DataFrame writes the client's translated plan, SQL statements
+    openlineage-sql's column lineage. Other
     ``options`` go to the capture's own constructor.
     """
     if is_connect_session(spark):

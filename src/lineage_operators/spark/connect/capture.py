@@ -147,7 +147,9 @@ class SparkConnectLineageCapture(PlanListener):
             claim(self._owner)
             self._interceptor = attach(self._spark, self)
             self._lookups = ServerLookups(self._spark, self._interceptor.paused)
-            self._resolver = ConnectResolver(self._lookups)
+            self._resolver = ConnectResolver(
+                self._lookups, frame_columns=getattr(self._column_lineage, "enabled", True) is not False
+            )
         except Exception as exc:
             self._failures += 1
             log.warning("lineage capture could not start on the Spark Connect session: %s", describe(exc))

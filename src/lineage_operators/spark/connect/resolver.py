@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lineage_operators._logging import get_logger
+from lineage_operators.spark._errors import describe
+from lineage_operators.spark.connect.frame_columns import INSERT_WITH_COLUMNS, rels_of_reads
 from lineage_operators.spark.connect.paths import source_roots
 from lineage_operators.spark.connect.plans import (
     ConnectPlan,
@@ -63,6 +65,10 @@ class ConnectResolver:
     tables: TableMemory = field(default_factory=TableMemory)
     #: operation id of a DROP -> catalog entries of its tables, read before it ran.
     dropping: dict[str, dict[str, TableInfo]] = field(default_factory=dict)
+    #: Column lineage of DataFrame writes (off when the task turned column lineage off).
+    frame_columns: bool = True
+    #: Temp view name -> the relation that defined it (a DataFrame write reading it by name).
+    view_queries: dict[str, Any] = field(default_factory=dict)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     # -- entry -------------------------------------------------------------------------------
@@ -73,6 +79,7 @@ class ConnectResolver:
             if plan.view:
                 name = plan.view.lower()
                 self.views[name] = [*plan.reads, *self._sql_tables(plan.sql)]
+                self.view_queries[name] = plan.query
                 if _rel_type(plan.query) == "read":
                     self.plain_views.add(name)
                 else:
@@ -87,19 +94,34 @@ class ConnectResolver:
             facts.sql = plan.command_sql
         elif plan.sql:
             facts.sql = plan.sql[0]
-        facts.inputs, sources = self._inputs(plan.reads, plan.sql, statement, succeeded)
+        facts.inputs, sources, by_read = self._inputs(plan.reads, plan.sql, statement, succeeded)
         columns = None
         if plan.write is not None:
             facts.outputs = self._write_outputs(plan.write, plan.query, plan.operation_id, succeeded)
             if _rel_type(plan.query) == "sql" and len(plan.sql) == 1:  # a SQL query written as is
                 columns = parse_statement(plan.sql[0]).columns
+            elif self.frame_columns and len(facts.outputs) == 1:
+                try:
+                    rels_of = rels_of_reads(by_read, sources)
+                    facts.column_lineage = self._frame_columns(plan, facts.outputs[0], rels_of)
+                except Exception as exc:  # a failed lookup: this write's column lineage only
+                    log.info("lineage capture: no column lineage for a DataFrame write: %s", describe(exc))
         elif statement is not None:
             facts.outputs = self._sql_outputs(statement, plan.operation_id)
             columns = statement.columns
         if columns and len(facts.outputs) == 1:
-            facts.column_lineage = sql_column_lineage(
-                columns, sources, facts.outputs[0].schema_text, self._ids
-            )
+            text = plan.command_sql or (plan.sql[0] if plan.sql else None)
+            if self.frame_columns and text:
+                try:  # a simple SELECT: the classic rules, through the DataFrame translation
+                    facts.column_lineage = self._select_columns(
+                        text, facts.outputs[0], rels_of_reads(by_read, sources)
+                    )
+                except Exception as exc:
+                    log.info("lineage capture: SQL column lineage from openlineage-sql: %s", describe(exc))
+            if facts.column_lineage is None:
+                facts.column_lineage = sql_column_lineage(
+                    columns, sources, facts.outputs[0].schema_text, self._ids
+                )
         for rel in (*facts.inputs, *facts.outputs):
             if rel.table is not None and rel.lifecycle not in ("DROP", "RENAME"):
                 self.tables.remember(rel.table, rel.location, rel.provider)
@@ -193,27 +215,34 @@ class ConnectResolver:
         texts: list[str],
         statement: SqlStatement | None,
         succeeded: bool,
-    ) -> tuple[list[RelationFacts], dict[SqlTable, list[RelationFacts]]]:
-        """The inputs, and for each SQL table whose columns are its relations' (column lineage)
-        the relations it resolved to."""
+    ) -> tuple[list[RelationFacts], dict[SqlTable, list[RelationFacts]], dict[Any, list[RelationFacts]]]:
+        """The inputs; for each SQL table whose columns are its relations' (column lineage) the
+        relations it resolved to; the same for each DataFrame read (by :func:`read_key`)."""
+        from lineage_operators.spark.connect.frame_columns import read_key
+
         items: list[SourceRead | TableRead | SqlTable] = [*reads, *self._sql_tables(texts)]
         if statement is not None:
             items.extend(statement.inputs)
         result: list[RelationFacts] = []
         sources: dict[SqlTable, list[RelationFacts]] = {}
+        by_read: dict[Any, list[RelationFacts]] = {}
         for item in items:
             rels: list[RelationFacts] = []
             for part in self._expand_views([item]):
                 try:
-                    rels.extend(self._input(part))
+                    found = self._input(part)
                 except Exception as exc:
                     if succeeded:
                         raise
                     log.debug("lineage capture: failed action's input not resolved: %s", type(exc).__name__)
+                    continue
+                rels.extend(found)
+                if not isinstance(part, SqlTable):
+                    by_read.setdefault(read_key(part), []).extend(found)
             result.extend(rels)
             if isinstance(item, SqlTable) and rels and item not in sources and self._keeps_columns(item):
                 sources[item] = rels
-        return result, sources
+        return result, sources, by_read
 
     def _keeps_columns(self, table: SqlTable) -> bool:
         """Are the table's columns those of the relations it resolves to (not a renaming view)?"""
@@ -294,6 +323,47 @@ class ConnectResolver:
                 lifecycle=lifecycle,
             )
         ]
+
+    # -- column lineage of DataFrame writes --------------------------------------------------
+
+    def _leaf_schema(self, item: Any) -> str | None:
+        if isinstance(item, SourceRead):
+            if self._format(item.format) == "jdbc":
+                return self.lookups.schema(item.relation, item.key)
+            return self._read_schema(item)
+        if isinstance(item, TableRead):
+            return self.lookups.table_schema(item.name)
+        return self.lookups.schema(item, key=("leaf", item.SerializeToString()))
+
+    def _frame_columns(self, plan: ConnectPlan, output: RelationFacts, rels_of: Any) -> Any:
+        """The written DataFrame's column lineage (classic rules over the translated plan), or None."""
+        from lineage_operators.spark.connect.frame_columns import frame_column_lineage
+        from lineage_operators.spark.connect.sql_columns import column_names
+
+        write = plan.write
+        if write is None or plan.query is None:
+            return None
+        schema = output.schema_text
+        if write.save_method == "insert_into" and write.table:  # by position, the table's names
+            schema = self.lookups.table_schema(write.table)
+        names = column_names(schema)
+        return frame_column_lineage(
+            plan.query, self._leaf_schema, self.view_queries, rels_of, names, self._ids
+        )
+
+    def _select_columns(self, text: str, output: RelationFacts, rels_of: Any) -> Any:
+        """Column lineage of a simple SELECT (:mod:`.sql_select`) by the classic rules, or None."""
+        from lineage_operators.spark.connect.frame_columns import frame_column_lineage
+        from lineage_operators.spark.connect.sql_columns import column_names
+        from lineage_operators.spark.connect.sql_select import select_relation
+
+        if INSERT_WITH_COLUMNS.match(text):
+            return None  # INSERT INTO t (b, a) SELECT ...: not the table's column order
+        relation = select_relation(text)
+        if relation is None:
+            return None
+        names = column_names(output.schema_text)
+        return frame_column_lineage(relation, self._leaf_schema, self.view_queries, rels_of, names, self._ids)
 
     # -- outputs -----------------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from lineage_operators.spark.plan import RelationFacts
 DIRECT_UNSPECIFIED = frozenset({Transformation("DIRECT", "")})
 
 
-def _column_names(schema_text: str | None) -> list[str] | None:
+def column_names(schema_text: str | None) -> list[str] | None:
     """Top-level column names of a ``StructType.json``; None when unknown or unreadable."""
     if not schema_text:
         return None
@@ -57,7 +57,7 @@ def _lookup(names: Sequence[str] | None, column: str) -> str | None:
 
 def _schema_of(relations: Sequence[RelationFacts]) -> list[str] | None:
     for rel in relations:
-        names = _column_names(rel.schema_text)
+        names = column_names(rel.schema_text)
         if names is not None:
             return names
     return None
@@ -78,7 +78,7 @@ def sql_column_lineage(
     """
     counter = ids if ids is not None else itertools.count(1)
     schemas = {table: _schema_of(rels) for table, rels in sources.items()}
-    output_names = _column_names(output_schema)
+    output_names = column_names(output_schema)
     fields: dict[str, dict[SourceColumn, frozenset[Transformation]]] = {
         name: {} for name in output_names or []
     }
@@ -113,4 +113,4 @@ def sql_column_lineage(
     return PlanColumnLineage(fields=fields)
 
 
-__all__ = ["DIRECT_UNSPECIFIED", "sql_column_lineage"]
+__all__ = ["DIRECT_UNSPECIFIED", "column_names", "sql_column_lineage"]
