@@ -84,7 +84,7 @@ def main(state: str) -> None:
     with backend(state) as url:
         transport = {"type": "http", "url": url, "timeout": TRANSPORT_TIMEOUT, "retry": RETRY}
 
-        def http_transport(events_path: Any, namespace: str | None = None) -> dict[str, str | None]:
+        def http_transport(events_path: Any, *_: Any) -> dict[str, str | None]:
             return {
                 "AIRFLOW__OPENLINEAGE__TRANSPORT": json.dumps(transport),
                 "AIRFLOW__OPENLINEAGE__CONFIG_PATH": "",
