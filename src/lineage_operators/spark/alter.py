@@ -14,7 +14,8 @@ from lineage_operators._logging import get_logger
 from lineage_operators.spark.jvm import SEP3, JvmTools
 
 if TYPE_CHECKING:
-    from lineage_operators.spark.plan import PlanReader, RelationFacts
+    from lineage_operators.spark.plan_catalog import CatalogOutputs
+    from lineage_operators.spark.plan_facts import RelationFacts
 
 log = get_logger(__name__)
 
@@ -96,10 +97,10 @@ def is_alter(cls: str | None) -> bool:
     return cls is not None and (cls in V1_ALTERS or cls in V2_ALTERS)
 
 
-def alter_outputs(reader: PlanReader, tools: JvmTools, plan: Any) -> list[RelationFacts]:
+def alter_outputs(reader: CatalogOutputs, tools: JvmTools, plan: Any) -> list[RelationFacts]:
     """The altered table read back from its catalog, lifecycle ALTER; [] when ``plan`` is no ALTER."""
     from lineage_operators.spark.jvm import NONE
-    from lineage_operators.spark.plan import TableRef
+    from lineage_operators.spark.plan_facts import TableRef
 
     text = tools.cached("alter.table", _build_alter_fn).apply(plan)
     if not isinstance(text, str) or text == NONE or not text:

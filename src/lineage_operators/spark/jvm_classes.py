@@ -7,12 +7,14 @@ call; each caller keeps a Python fallback for a JVM where compiling fails.
 
 from __future__ import annotations
 
-import logging
 from importlib import resources
 from typing import Any
 
+from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.jvm import JvmTools
+
+log = get_logger(__name__)
 
 COMPILER = "org.codehaus.janino.SimpleCompiler"
 
@@ -30,14 +32,10 @@ def compiled_instance(tools: JvmTools, file_name: str, class_name: str, fallback
 
 
 def _build(tools: JvmTools, file_name: str, class_name: str, fallback: str) -> Any:
-    from lineage_operators.spark.plan_json import log_once
-
     try:
         return _compile(tools, java_source(file_name), class_name)
-    except Exception as exc:
-        log_once(
-            f"compile.{class_name}",
-            logging.INFO,
+    except Exception as exc:  # logged once: the failure is cached for the JVM
+        log.info(
             "lineage capture: cannot compile %s (%s); %s",
             class_name,
             describe(exc),

@@ -343,7 +343,7 @@ class RddJobWatcher:
 
     def _facts(self, event: Any, files: Any) -> Any:
         """``ExecutionFacts`` of a job that touched files (``files``: ``rdd_reader.JobFiles``)."""
-        from lineage_operators.spark.plan import ExecutionFacts, RelationFacts
+        from lineage_operators.spark.plan_facts import ExecutionFacts, RelationFacts
 
         if files.ended:
             log.info("lineage capture: RDD job %d ended before it could be read", files.job_id)
