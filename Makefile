@@ -13,7 +13,7 @@ SPEC_DIR := $(abspath $(CURDIR)/../shared/openlineage-spec)
 SPEC_ENV := $(if $(wildcard $(SPEC_DIR)/OpenLineage.json),OPENLINEAGE_SPEC_DIR=$(SPEC_DIR),)
 export UV_LINK_MODE := copy
 
-.PHONY: setup demo test test-fast test-lowest test-lowest-spark test-spark-lines lint bench services spark-only-env spark-provider-env clean
+.PHONY: setup demo test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg lint bench services spark-only-env spark-provider-env clean
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -110,6 +110,13 @@ test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed services
 	$(UV) pip list --python $(LOWEST_SPARK_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-openlineage |openlineage-python |pyspark )"
 	$(SPEC_ENV) $(LOWEST_SPARK_VENV)/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_TESTS)
 
+# Apache Iceberg (its Spark runtime on the registry is for Spark 3.5 only): the jars are fetched and the
+# relocated Jackson jar built once into ~/.cache/lineage-operators/iceberg (test-only, never a dependency),
+# then tests/iceberg runs in a pytest process of its own: the jars must be on the classpath when its JVM starts.
+test-iceberg: .venv-spark-3.5/.installed services
+	$(PY) -m tests.support.iceberg_jars
+	$(SPEC_ENV) .venv-spark-3.5/bin/python -m pytest -p no:cacheprovider --durations=5 tests/iceberg
+
 services:
 	@bash scripts/ensure_test_services.sh
 
@@ -122,6 +129,7 @@ test: setup spark-only-env spark-provider-env services
 	$(MAKE) test-lowest
 	$(MAKE) test-lowest-spark
 	$(MAKE) test-spark-lines
+	$(MAKE) test-iceberg
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts
