@@ -164,7 +164,9 @@ class SparkLineageCapture:
         self._exec_watermark = self._last_execution_id(jss)
         self._qe_watermark = int(jss.range(0).queryExecution().id())
         # started before the task's threads are claimed: the reader is no thread of the task
-        self._handover = lst.HandOver(self._on_execution, self._close_columns)
+        self._handover = lst.HandOver(
+            self._on_execution, self._close_columns, on_start=lambda: _activate(self._tools, jss)
+        )
         lst.acquire_callback_server(self._gateway)
         self._listener = lst.QueryListener(self._handover.put)  # from here on, _teardown releases
         self._jlistener = lst.java_proxy(self._gateway.jvm, self._listener)
@@ -471,6 +473,13 @@ def _column_reader(tools: Any, settings: Any) -> Any:
     if not settings.enabled:
         return None
     return PlanJsonReader(tools, settings.max_columns, settings.max_plan_leaf_columns)
+
+
+def _activate(tools: Any, jss: Any) -> None:
+    """Make the task's session the active one of the reader's JVM thread: Spark reads its SQL conf
+    from the thread's active session, and without it catalog lookups see the defaults (e.g. the
+    built-in session catalog instead of a configured ``spark.sql.catalog.spark_catalog``)."""
+    tools.java_class("org.apache.spark.sql.SparkSession").setActiveSession(jss)
 
 
 __all__ = ["SUBSET_MAX_LOCATIONS_CONF", "CaptureResult", "SparkLineageCapture", "build_result"]

@@ -93,13 +93,21 @@ class HandOver:
     bus, and with it ``SparkContext.stop()``. The handle keeps the ``QueryExecution`` alive in the
     JVM until it is read. The reader reads in callback order; :meth:`wait_idle` waits for it within
     the capture's budget, :meth:`abandon` gives up on what is left (a read still running finishes
-    unseen: its result is dropped). ``on_exit`` runs on the reader thread once it ends, so what a
+    unseen: its result is dropped). ``on_start`` runs on the reader thread before its first read
+    (the session's conf is thread-bound in the JVM); ``on_exit`` runs on it once it ends, so what a
     read uses (the plan JSON file) is released after the last read, whenever that is.
     """
 
-    def __init__(self, read: Sink, on_exit: Callable[[], None] | None = None, name: str = "lineage-reader"):
+    def __init__(
+        self,
+        read: Sink,
+        on_exit: Callable[[], None] | None = None,
+        name: str = "lineage-reader",
+        on_start: Callable[[], None] | None = None,
+    ):
         self._read = read
         self._on_exit = on_exit
+        self._on_start = on_start
         self._items: deque[tuple[str, Any, bool]] = deque()
         self._cond = threading.Condition()
         self._busy = False
@@ -148,6 +156,13 @@ class HandOver:
 
     def _run(self) -> None:
         try:
+            if self._on_start is not None:
+                try:
+                    self._on_start()
+                except Exception as exc:
+                    from lineage_operators.spark._errors import describe
+
+                    log.info("lineage capture: the reader thread could not be prepared: %s", describe(exc))
             while True:
                 with self._cond:
                     while not self._items and not self._closed:
