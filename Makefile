@@ -139,5 +139,10 @@ lint: setup
 bench: setup services
 	$(PY) -m benchmarks.run
 
+# The overhead benchmarks against an older Spark line, e.g. `make bench-spark-3.5` (recorded in RESULTS.md
+# like `make bench`; the environment says which pyspark ran).
+bench-spark-%: .venv-spark-%/.installed services
+	.venv-spark-$*/bin/python -m benchmarks.run --only task_overhead large_plans
+
 clean:
 	rm -rf .build $(VENV) $(SPARK_ONLY_VENV) $(SPARK_PROVIDER_VENV) $(LOWEST_VENV) $(LOWEST_SPARK_VENV) .venv-spark-*
