@@ -2,8 +2,8 @@
 
 Runs on the capture's reader thread, one execution at a time in callback order (the listener
 callback only hands the ``QueryExecution`` over: :class:`~lineage_operators.spark.listener.HandOver`),
-extracts plain facts at once and keeps py4j round trips constant in the plan size: every leaf of the plan, of its
-subqueries and of a write command's query is read by JVM-side functions built in
+extracts plain facts at once and keeps py4j round trips constant in the plan size: every leaf of
+the plan, of its subqueries and of a write command's query is read by JVM-side functions built in
 :mod:`lineage_operators.spark.jvm` (one ``map`` + ``mkString`` for all leaves), and the root command
 by one more. Naming and facets happen later, in plain Python (:mod:`lineage_operators.spark.resolve`).
 
