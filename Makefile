@@ -75,8 +75,9 @@ test-lowest: $(LOWEST_VENV)/.installed services
 # newest pyspark of the line (pyspark 3.5 bundles Scala 2.12 jars, 4.x Scala 2.13; no Connect before 4.x's
 # server jars, and the `connect` extra needs 4.2+). Each runs LINE_TESTS: the Spark tests of the JVM-facing
 # capture code (plan reading, commands, catalog tables, JDBC and RDD jobs, statistics, attribution, threads,
-# the compiled Java classes, column lineage of writes) and the example DAGs' golden files, and mixed tasks in one process (#20). The newest line
-# runs them in `make test`; 4.2.0 in `make test-lowest` (below). `make test-spark-3.5` runs one line.
+# the compiled Java classes, column lineage of writes), the example DAGs' golden files and mixed tasks in
+# one process (tests/system/test_one_process.py). The newest line runs them in `make test`; 4.2.0 in
+# `make test-lowest` (below). `make test-spark-3.5` runs one line.
 # Per-line expectations are explicit in tests/support/spark_lines.py.
 SPARK_LINES := 3.5 4.0 4.1
 LINE_TESTS ?= tests/spark/test_capture_files.py tests/spark/test_capture_lifecycle.py \
