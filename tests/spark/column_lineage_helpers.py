@@ -25,6 +25,24 @@ C = ("INDIRECT", "CONDITIONAL", False)
 Deps = dict[tuple[str, str], set[tuple[str, str, bool]]]
 
 
+def write_pattern_inputs(session: Any, root: Path) -> dict[str, Path]:
+    """The inputs of the column-lineage pattern scenarios (orders, customers, archive) as Parquet under
+    ``root``, written through ``session`` (classic or Connect)."""
+    orders = session.createDataFrame(
+        [(1, 10, 120.0, "paid", "2026-01-01", "a b"), (2, 10, 5.0, "new", "2026-01-02", "c")],
+        "order_id long, customer_id long, amount double, status string, ts string, note string",
+    )
+    customers = session.createDataFrame(
+        [(10, "Ann", "gold", "ann@example.com", ["x", "y"])],
+        "customer_id long, name string, segment string, email string, tags array<string>",
+    )
+    paths = {"orders": root / "orders", "customers": root / "customers", "archive": root / "archive"}
+    orders.write.parquet(str(paths["orders"]))
+    customers.write.parquet(str(paths["customers"]))
+    orders.write.parquet(str(paths["archive"]))
+    return paths
+
+
 def short(name: str) -> str:
     """A dataset's last path element (``/tmp/x/orders`` -> ``orders``; ``db.public.t`` -> ``t``)."""
     return name.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[-1]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from column_lineage_helpers import AM, TM, A, C, F, G, I, J, S, T, W, lineage
+from column_lineage_helpers import AM, TM, A, C, F, G, I, J, S, T, W, lineage, write_pattern_inputs
 from spark_helpers import captured
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -22,19 +22,7 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 @pytest.fixture(scope="module")
 def data(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("cl_data")
-    orders = spark.createDataFrame(
-        [(1, 10, 120.0, "paid", "2026-01-01", "a b"), (2, 10, 5.0, "new", "2026-01-02", "c")],
-        "order_id long, customer_id long, amount double, status string, ts string, note string",
-    )
-    customers = spark.createDataFrame(
-        [(10, "Ann", "gold", "ann@example.com", ["x", "y"])],
-        "customer_id long, name string, segment string, email string, tags array<string>",
-    )
-    paths = {"orders": root / "orders", "customers": root / "customers", "archive": root / "archive"}
-    orders.write.parquet(str(paths["orders"]))
-    customers.write.parquet(str(paths["customers"]))
-    orders.write.parquet(str(paths["archive"]))
-    return paths
+    return write_pattern_inputs(spark, root)
 
 
 @pytest.fixture(scope="module")

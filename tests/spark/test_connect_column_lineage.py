@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from column_lineage_helpers import write_pattern_inputs
 from spark_helpers import PATIENT, run_captured
 
 pytestmark = pytest.mark.filterwarnings("ignore")
@@ -232,18 +233,7 @@ def sides(spark: Any, connect_spark: Any, tmp_path_factory: pytest.TempPathFacto
     modules = {"classic": (classic_fn, ClassicWindow), "connect": (connect_fn, ConnectWindow)}
     for label, session in (("classic", spark), ("connect", connect_spark)):
         root = tmp_path_factory.mktemp(f"cl_parity_{label}")
-        orders = session.createDataFrame(
-            [(1, 10, 120.0, "paid", "2026-01-01", "a b"), (2, 10, 5.0, "new", "2026-01-02", "c")],
-            "order_id long, customer_id long, amount double, status string, ts string, note string",
-        )
-        customers = session.createDataFrame(
-            [(10, "Ann", "gold", "ann@example.com", ["x", "y"])],
-            "customer_id long, name string, segment string, email string, tags array<string>",
-        )
-        paths = {"orders": root / "orders", "customers": root / "customers", "archive": root / "archive"}
-        orders.write.parquet(str(paths["orders"]))
-        customers.write.parquet(str(paths["customers"]))
-        orders.write.parquet(str(paths["archive"]))
+        paths = write_pattern_inputs(session, root)
         session.sql("CREATE DATABASE IF NOT EXISTS cl_parity")
         warehouse = str(session.conf.get("spark.sql.warehouse.dir")).removeprefix("file:")
         result[label] = (session, *modules[label], paths, root, warehouse)

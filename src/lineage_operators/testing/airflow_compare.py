@@ -7,7 +7,6 @@ failure reads like the harness's other comparisons (:func:`.compare.format_misma
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,7 +17,14 @@ from lineage_operators.testing.airflow_format import (
     AirflowExpectation,
     jinja_environment,
 )
-from lineage_operators.testing.compare import _UNSET, Mismatch, _join, _key_segment, _type_name
+from lineage_operators.testing.compare import (
+    _UNSET,
+    Mismatch,
+    _join,
+    _key_segment,
+    _type_name,
+    missing_event,
+)
 
 __all__ = ["compare_airflow_events", "match_value"]
 
@@ -122,10 +128,7 @@ def compare_airflow_events(
                 out.append(Mismatch(key, "", message))
             continue
         if not got:
-            close = difflib.get_close_matches(key, list(events), n=3, cutoff=0.6)
-            hint = f"; did you mean: {', '.join(close)}" if close else ""
-            available = ", ".join(sorted(events)) or "none"
-            out.append(Mismatch(key, "", f"missing event{hint}; available keys: {available}"))
+            out.append(missing_event(key, events))
             continue
         if isinstance(expectation, list):
             if len(expectation) != len(got):

@@ -306,6 +306,14 @@ def _compare_datasets(
                 ctx.fail(path + label, "unexpected dataset (use matchers.subset to allow extras)", actual=act)
 
 
+def missing_event(key: str, events: Mapping[str, Any]) -> Mismatch:
+    """No event under ``key``: the mismatch names the closest keys and every key there is."""
+    close = difflib.get_close_matches(key, list(events), n=3, cutoff=0.6)
+    hint = f"; did you mean: {', '.join(close)}" if close else ""
+    available = ", ".join(sorted(events)) or "none"
+    return Mismatch(key, "", f"missing event{hint}; available keys: {available}")
+
+
 def coerce_events(actual: Any) -> Events:
     """Keyed events from keyed events, a FileTransport path, or an iterable of event dicts."""
     if isinstance(actual, Mapping):
@@ -335,10 +343,7 @@ def compare_events(
                 out.append(Mismatch(key, "", f"unexpected event ({len(got)} emitted, expected none)"))
             continue
         if not got:
-            close = difflib.get_close_matches(key, list(events), n=3, cutoff=0.6)
-            hint = f"; did you mean: {', '.join(close)}" if close else ""
-            available = ", ".join(sorted(events)) or "none"
-            out.append(Mismatch(key, "", f"missing event{hint}; available keys: {available}"))
+            out.append(missing_event(key, events))
             continue
         if isinstance(exp, list):
             if len(exp) != len(got):
