@@ -266,7 +266,7 @@ class SparkLineageCapture:
             except Exception as exc:
                 log.warning("lineage capture: could not stop the py4j callback server: %s", describe(exc))
 
-    # -- callback (listener-bus thread) ---------------------------------------------------------
+    # -- reading (reader thread) ----------------------------------------------------------------
 
     def _on_execution(self, func_name: str, qe: Any, succeeded: bool) -> None:
         """Reads one execution handed over by the listener (reader thread)."""
