@@ -17,6 +17,19 @@ def latest(spark: Any, table: str) -> str:
     return str(snapshots(spark, table)[-1])
 
 
+def added(spark: Any, table: str) -> tuple[int, int, int]:
+    """(records, bytes, data files) the table's newest snapshot added, as its summary says."""
+    (row,) = spark.sql(f"SELECT summary FROM {table}.snapshots ORDER BY committed_at DESC LIMIT 1").collect()
+    summary = row.summary
+    return int(summary["added-records"]), int(summary["added-files-size"]), int(summary["added-data-files"])
+
+
+def statistics(dataset: LineageDataset) -> tuple[int, int, int] | None:
+    """(rowCount, size, fileCount) of an output's ``outputStatistics``."""
+    facet = dataset.output_facets.get("outputStatistics")
+    return (facet.rowCount, facet.size, facet.fileCount) if facet else None
+
+
 def version(dataset: LineageDataset) -> str | None:
     facet = dataset.facets.get("version")
     return facet.datasetVersion if facet else None

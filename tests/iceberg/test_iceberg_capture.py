@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from iceberg_helpers import column_sources, latest, snapshots, storage, symlinks, version
+from iceberg_helpers import added, column_sources, latest, snapshots, statistics, storage, symlinks, version
 from tests.spark.spark_helpers import captured, get, lifecycle, local, names, schema
 
 
@@ -39,6 +39,7 @@ def test_sql_writes_hadoop_catalog(spark: Any, hadoop: Path) -> None:
     assert (created.namespace, created.name) == local(hadoop / "db" / "orders")
     assert lifecycle(created) == "CREATE"
     _table(created, hadoop, "db.orders", None)  # no snapshot before the first write
+    assert statistics(created) is None  # nothing written
 
     insert = run_sql(spark, "INSERT INTO ice.db.orders VALUES (1, 2.5), (2, 3.0)")
     (inserted,) = insert.outputs
@@ -46,6 +47,9 @@ def test_sql_writes_hadoop_catalog(spark: Any, hadoop: Path) -> None:
     assert lifecycle(inserted) is None
     assert schema(inserted) == [("id", "long"), ("amount", "double")]
     _table(inserted, hadoop, "db.orders", latest(spark, "ice.db.orders"))
+    # Spark has no write metrics for V2 writes: the snapshot's summary says what the write added
+    assert statistics(inserted) == added(spark, "ice.db.orders")
+    assert statistics(inserted)[0] == 2
 
     overwrite = run_sql(spark, "INSERT OVERWRITE ice.db.orders SELECT id, amount * 2 FROM ice.db.orders")
     (written,) = overwrite.outputs
@@ -72,6 +76,7 @@ def test_ctas_and_rtas(spark: Any, hadoop: Path) -> None:
     assert lifecycle(copy) == "CREATE"
     assert schema(copy) == [("id", "long"), ("n", "string")]
     _table(copy, hadoop, "db.copy", latest(spark, "ice.db.copy"))
+    assert statistics(copy) == added(spark, "ice.db.copy")
     (src,) = ctas.inputs
     _table(src, hadoop, "db.src", latest(spark, "ice.db.src"))  # the snapshot read
     assert column_sources(copy) == {
@@ -84,6 +89,7 @@ def test_ctas_and_rtas(spark: Any, hadoop: Path) -> None:
     assert lifecycle(replaced) == "OVERWRITE"
     assert schema(replaced) == [("id", "long")]
     _table(replaced, hadoop, "db.copy", latest(spark, "ice.db.copy"))
+    assert statistics(replaced) == added(spark, "ice.db.copy")
 
 
 def test_dataframe_writes(spark: Any, hadoop: Path) -> None:
@@ -102,6 +108,7 @@ def test_dataframe_writes(spark: Any, hadoop: Path) -> None:
         assert lifecycle(dataset) == expected_lifecycle, step
         assert schema(dataset) == [("id", "long"), ("v", "string"), ("p", "integer")], step
         _table(dataset, hadoop, "db.frames", latest(spark, table))
+        assert statistics(dataset) == added(spark, table), step
 
 
 def test_merge_update_delete(spark: Any, hadoop: Path) -> None:
@@ -122,6 +129,7 @@ def test_merge_update_delete(spark: Any, hadoop: Path) -> None:
     assert lifecycle(merged) == "OVERWRITE"
     assert schema(merged) == [("id", "long"), ("v", "string")]
     _table(merged, hadoop, "db.target", latest(spark, "ice.db.target"))
+    assert statistics(merged) == added(spark, "ice.db.target")
     # the target's rows are read through Spark's row-level operation table, which has no location:
     # the target is the output only
     assert names(merge.inputs) == {local(hadoop / "db" / "changes")}

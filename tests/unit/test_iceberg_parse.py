@@ -9,10 +9,12 @@ from lineage_operators.spark.iceberg import (
     TableFacts,
     catalog_type,
     file_format,
+    parse_added,
     parse_snapshot,
     parse_table_record,
     snapshot_property,
     symlink,
+    written_counts,
 )
 from lineage_operators.spark.jvm import CTSEP, NONE, SEP
 from lineage_operators.spark.plan import ExecutionFacts, RelationFacts, TableRef
@@ -33,6 +35,27 @@ from lineage_operators.spark.resolve import NamingContext, resolve
 )
 def test_parse_snapshot(field: str | None, expected: str | None) -> None:
     assert parse_snapshot(field) == expected
+
+
+@pytest.mark.parametrize(
+    ("field", "expected"),
+    [
+        (None, None),
+        (f"{NONE}{CTSEP}42", None),  # read before this reader knew of added counts
+        (f"{NONE}{CTSEP}{NONE}{CTSEP}{NONE}", None),  # no snapshot: no summary
+        (f"{NONE}{CTSEP}42{CTSEP}2,1362,2", (2, 1362, 2)),
+        (f"{NONE}{CTSEP}42{CTSEP}{NONE},10,{NONE}", (None, 10, None)),  # a summary without some counts
+        (f"{NONE}{CTSEP}42{CTSEP}{NONE},{NONE},{NONE}", None),
+    ],
+)
+def test_written_counts(field: str | None, expected: tuple[int | None, ...] | None) -> None:
+    assert written_counts(field) == expected
+
+
+def test_parse_added_takes_three_counts() -> None:
+    assert parse_added("5,6,7,8") == (5, 6, 7)
+    assert parse_added("5") == (5, None, None)
+    assert parse_added(NONE) is None
 
 
 @pytest.mark.parametrize(("value", "expected"), [("none", None), (None, None), ("", None), ("123", "123")])

@@ -7,7 +7,10 @@ namespace and ``db.table`` as name; ``hive``, the default: the metastore), ``sto
 with the file format of ``format`` (``iceberg/parquet``), and the snapshot id as ``datasetVersion``:
 for a write the snapshot it produced, for a read the snapshot read (the time-travel snapshot of
 ``VERSION AS OF``, else the table's current one). Row-level commands (MERGE, UPDATE, DELETE plan as
-``ReplaceData`` / ``WriteDelta``) write their ``originalTable`` with lifecycle ``OVERWRITE``.
+``ReplaceData`` / ``WriteDelta``) write their ``originalTable`` with lifecycle ``OVERWRITE``. A
+write's ``outputStatistics`` are what its snapshot's summary says it added (records, bytes, data
+files): Iceberg's V2 writes report no Spark write metrics. CTAS/RTAS carry none themselves: Spark
+runs their write as a nested ``AppendData`` execution, which carries them.
 
 Iceberg's classes are optional on the classpath: nothing here resolves one unless it is loadable,
 and every JVM read is guarded (a failure loses the extra facts, never the dataset). Pure parsing is
@@ -39,6 +42,9 @@ ROW_LEVEL_WRITES = (f"{_LOGICAL}.ReplaceData", f"{_LOGICAL}.WriteDelta")
 #: Table properties Iceberg's ``SparkTable`` reports.
 _CURRENT_SNAPSHOT = "current-snapshot-id"
 _HIVE_URIS = ("spark.sql.hive.metastore.uris", "spark.hadoop.hive.metastore.uris")
+#: The snapshot summary's counts of what the snapshot's commit added (rows, bytes, files).
+_ADDED = ("added-records", "added-files-size", "added-data-files")
+Counts = tuple[int | None, int | None, int | None]
 
 # --------------------------------------------------------------------------------------------
 # pure parts
@@ -74,6 +80,21 @@ def parse_snapshot(field: str | None) -> str | None:
         if part and part != NONE and part.lstrip("-").isdigit():
             return part
     return None
+
+
+def parse_added(text: str | None) -> Counts | None:
+    """``"records,bytes,files"`` of a snapshot summary (:data:`_ADDED`) -> counts; None without any."""
+    if not text or text == NONE:
+        return None
+    values = [int(v) if v.lstrip("-").isdigit() else None for v in text.split(",")] + [None] * 3
+    counts: Counts = (values[0], values[1], values[2])
+    return counts if any(v is not None for v in counts) else None
+
+
+def written_counts(field: str | None) -> Counts | None:
+    """The third part of :func:`snapshot_field` (the current snapshot's added counts)."""
+    parts = field.split(CTSEP) if field else []
+    return parse_added(parts[2]) if len(parts) > 2 else None
 
 
 def snapshot_property(value: str | None) -> str | None:
@@ -142,7 +163,8 @@ def parse_table_record(text: str | None) -> TableFacts | None:
 
 def snapshot_field(t: JvmTools) -> Any:
     """A field handle over a ``DataSourceV2Relation``: its Iceberg table's time-travel and current
-    snapshot ids (:func:`parse_snapshot`); :data:`NONE` when Iceberg is not on the classpath."""
+    snapshot ids (:func:`parse_snapshot`) and the current snapshot's added counts
+    (:func:`written_counts`); :data:`NONE` when Iceberg is not on the classpath."""
     if not t.has_class(SPARK_TABLE):
         return t.constant(NONE)
     table = (DSV2_REL, "table")
@@ -154,7 +176,15 @@ def snapshot_field(t: JvmTools) -> Any:
             t.chain((SPARK_TABLE, "table"), (ICEBERG_TABLE, "currentSnapshot"), (SNAPSHOT, "snapshotId")),
         ),
     )
-    return t.when(DSV2_REL, t.record([travel, current], CTSEP))
+    added = t.chain(table, t.when(SPARK_TABLE, _added_counts(t)))
+    return t.when(DSV2_REL, t.record([travel, current, added], CTSEP))
+
+
+def _added_counts(t: JvmTools) -> Any:
+    """``SparkTable`` -> ``"records,bytes,files"`` its current snapshot's summary says were added."""
+    snapshot = ((SPARK_TABLE, "table"), (ICEBERG_TABLE, "currentSnapshot"), (SNAPSHOT, "summary"))
+    counts = [t.chain(*snapshot, ("java.util.Map", "get", ("java.lang.Object", key))) for key in _ADDED]
+    return t.record(counts, ",")
 
 
 def _table_fields(t: JvmTools) -> Any:
@@ -235,9 +265,11 @@ __all__ = [
     "TableFacts",
     "catalog_conf",
     "load_table",
+    "parse_added",
     "parse_snapshot",
     "parse_table_record",
     "relation_extras",
     "snapshot_field",
     "symlink",
+    "written_counts",
 ]

@@ -353,11 +353,12 @@ class CommandOutputs(InputReading, CatalogOutputs):
             for rel in rels:
                 rel.schema_text = f(0) or rel.schema_text
                 rel.lifecycle = "OVERWRITE" if cls != V2_WRITES[0] else None
-            return rels
+            return [_with_written(rel) for rel in rels]
         if cls in V2_CREATES:
             return self._v2_created(cls, f(0), f(1), f(2))
         if cls in iceberg.ROW_LEVEL_WRITES:  # MERGE/UPDATE/DELETE write their originalTable
-            return [replace(r, lifecycle="OVERWRITE") for r in self._read_leaf(plan.originalTable())]
+            rels = self._read_leaf(plan.originalTable())
+            return [_with_written(replace(r, lifecycle="OVERWRITE")) for r in rels]
         if is_alter(cls):
             return alter_outputs(self, self._t, plan)
         return []
@@ -378,3 +379,11 @@ class CommandOutputs(InputReading, CatalogOutputs):
             return []
         rel.lifecycle = lifecycle
         return [self._with_stats(rel, qe, succeeded)]
+
+
+def _with_written(rel: RelationFacts) -> RelationFacts:
+    """An output whose table reports what its write added (an Iceberg snapshot): those counts are
+    its statistics, as Spark has no write metrics for V2 writes."""
+    if rel.written is not None:
+        rel.rows, rel.size, rel.files = rel.written
+    return rel

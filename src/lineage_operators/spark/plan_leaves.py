@@ -256,8 +256,9 @@ class InputReading:
             facts = v2_relation_facts(v2, roots, leaf_dirs, schema)
             ref = (_at(v2, 4), _at(v2, 5), _at(v2, 6))  # catalog, namespace, name
             version, link = iceberg.relation_extras(self._jss, _at(v2, 2), _at(v2, 7), ref)
+            written = iceberg.written_counts(_at(v2, 7)) if version else None
             for rel in facts:
-                rel.version, rel.symlink = version, link
+                rel.version, rel.symlink, rel.written = version, link, written
             return facts
         return []
 

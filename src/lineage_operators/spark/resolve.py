@@ -56,7 +56,7 @@ class _Acc:
     subset: list[str] = field(default_factory=list)
     subset_seen: set[str] = field(default_factory=set)
     hive_table: bool = False
-    version: str | None = None  # iceberg hook: datasetVersion, the last one read or written
+    version: str | None = None  # datasetVersion, the last one read or written
 
 
 def _names(rel: RelationFacts) -> list[DatasetName]:
@@ -106,7 +106,7 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
         log.warning("lineage capture: cannot name a dataset: %s", describe(exc))
         return
     symlink = _symlink(rel, ctx) if names else None
-    if names and rel.symlink:  # iceberg hook: the symlink the table's catalog names
+    if names and rel.symlink:  # the symlink the table's catalog names
         symlink = (*rel.symlink, "TABLE")
     single = len(names) == 1
     untrimmed = _untrimmed(rel) if single else None
@@ -125,7 +125,7 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
         if ctx.hive and rel.table is not None and rel.table.catalog in (None, _SESSION_CATALOG):
             acc.hive_table = True
         acc.provider = rel.provider or acc.provider
-        acc.version = rel.version or acc.version  # iceberg hook
+        acc.version = rel.version or acc.version
         acc.file_format = rel.file_format or acc.file_format
         if output and rel.lifecycle:
             acc.lifecycle = rel.lifecycle
@@ -204,7 +204,7 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
         "symlinks": _facet(acc, "symlinks", lambda: f.symlinks_facet(acc.symlinks)),
         "catalog": _facet(acc, "catalog", lambda: _hive_catalog(ctx)) if acc.hive_table else None,
         "storage": _facet(acc, "storage", lambda: f.storage_facet(acc.provider, acc.file_format)),
-        "version": _facet(acc, "version", lambda: f.dataset_version_facet(acc.version)),  # iceberg hook
+        "version": _facet(acc, "version", lambda: f.dataset_version_facet(acc.version)),
     }
     dataset = LineageDataset(
         acc.name.namespace, acc.name.name, {k: v for k, v in built.items() if v is not None}

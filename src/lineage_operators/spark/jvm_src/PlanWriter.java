@@ -46,7 +46,7 @@ public class PlanWriter {
         "generatorOutput", "unrequiredChildIndex", "projections", "plan", "id", "cteId",
         "outputAttrIds", "loopId", "isAll", "keys", "dataCols", "partitionCols", "e", "right",
         "replacement", "query",
-        // iceberg hook: MERGE INTO's MergeRows instructions (row-level writes, Spark 3.4+)
+        // MERGE INTO's MergeRows instructions (row-level writes, Spark 3.4+)
         "matchedInstructions", "notMatchedInstructions", "notMatchedBySourceInstructions"
     }));
 
