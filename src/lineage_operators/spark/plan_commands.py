@@ -264,20 +264,7 @@ class CommandOutputs(InputReading, CatalogOutputs):
                 lifecycle="OVERWRITE" if f(1) == "Overwrite" else None,
             )
             return [self._with_stats(rel, qe, succeeded)]
-        if cls in (CTAS_DS, CTAS_HIVE, CTAS_HIVE_OPT):
-            table, location, provider, _ = _parse_ct(f(0))
-            if table is None:
-                return []
-            return [
-                RelationFacts(
-                    location=location or self._default_location(table),
-                    table=table,
-                    schema_text=f(2),
-                    provider=provider,
-                    lifecycle="CREATE",
-                )
-            ]
-        if cls in (CREATE_DS, CREATE_TABLE):
+        if cls in (CTAS_DS, CTAS_HIVE, CTAS_HIVE_OPT, CREATE_DS, CREATE_TABLE):
             table, location, provider, schema = _parse_ct(f(0))
             if table is None:
                 return []
@@ -285,7 +272,8 @@ class CommandOutputs(InputReading, CatalogOutputs):
                 RelationFacts(
                     location=location or self._default_location(table),
                     table=table,
-                    schema_text=schema,
+                    # a CTAS reads its table without the schema: the schema is its query's
+                    schema_text=schema if cls in (CREATE_DS, CREATE_TABLE) else f(2),
                     provider=provider,
                     lifecycle="CREATE",
                 )
