@@ -12,7 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from iceberg_helpers import added, column_sources, latest, snapshots, statistics, storage, symlinks, version
+from iceberg_helpers import (
+    added,
+    catalog,
+    column_sources,
+    latest,
+    snapshots,
+    statistics,
+    storage,
+    symlinks,
+    version,
+)
 from tests.spark.spark_helpers import captured, get, lifecycle, local, names, schema
 
 
@@ -26,11 +36,15 @@ def run_sql(spark: Any, statement: str) -> Any:
     return captured(spark, lambda: spark.sql(statement))
 
 
-def _table(dataset: Any, warehouse: Path, ident: str, snapshot: str | None) -> None:
+def _table(
+    dataset: Any, warehouse: Path, ident: str, snapshot: str | None, catalog_name: str = "ice"
+) -> None:
     """The facets every Iceberg dataset carries."""
     assert symlinks(dataset) == [(f"file:{warehouse}", ident, "TABLE")]
     assert storage(dataset) == ("iceberg", "parquet")
     assert version(dataset) == snapshot
+    # both catalogs of the session are Hadoop catalogs: the warehouse as set, no metadata URI
+    assert catalog(dataset) == ("iceberg", "hadoop", catalog_name, str(warehouse), None, "spark")
 
 
 def test_sql_writes_hadoop_catalog(spark: Any, hadoop: Path) -> None:
@@ -195,8 +209,8 @@ def test_session_catalog(spark: Any, iceberg_warehouses: tuple[Path, Path]) -> N
     assert names(result.inputs) == {local(events)}
     written = get(result.outputs, events)
     assert lifecycle(written) == "CREATE"  # CREATE, then an append: the last lifecycle set
-    _table(written, session, "sc.events", latest(spark, "sc.events"))
-    _table(get(result.outputs, kinds), session, "sc.kinds", latest(spark, "sc.kinds"))
+    _table(written, session, "sc.events", latest(spark, "sc.events"), "spark_catalog")
+    _table(get(result.outputs, kinds), session, "sc.kinds", latest(spark, "sc.kinds"), "spark_catalog")
     assert column_sources(get(result.outputs, kinds)) == {"kind": {("events", "kind", "IDENTITY")}}
 
 
