@@ -40,6 +40,14 @@ def symlinks(dataset: LineageDataset) -> list[tuple[str, str, str]]:
     return [(i.namespace, i.name, i.type) for i in facet.identifiers] if facet else []
 
 
+def catalog(dataset: LineageDataset) -> tuple[str, str, str, str | None, str | None, str | None] | None:
+    """(framework, type, name, warehouseUri, metadataUri, source) of the ``catalog`` facet."""
+    facet = dataset.facets.get("catalog")
+    if facet is None:
+        return None
+    return (facet.framework, facet.type, facet.name, facet.warehouseUri, facet.metadataUri, facet.source)
+
+
 def storage(dataset: LineageDataset) -> tuple[str, str | None] | None:
     facet = dataset.facets.get("storage")
     return (facet.storageLayer, facet.fileFormat) if facet else None

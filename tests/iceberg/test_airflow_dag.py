@@ -66,6 +66,15 @@ def test_operator_writes_and_reads_iceberg_tables(
     ]
     assert (facets["storage"]["storageLayer"], facets["storage"]["fileFormat"]) == ("iceberg", "parquet")
     assert facets["version"]["datasetVersion"] == orders_snapshot
+    # the catalog facet, as openlineage-spark writes it (validated against the spec above)
+    catalog = {k: v for k, v in facets["catalog"].items() if not k.startswith("_")}
+    assert catalog == {
+        "framework": "iceberg",
+        "type": "hadoop",
+        "name": "ice",
+        "warehouseUri": str(warehouse),
+        "source": "spark",
+    }
     assert facets["lifecycleStateChange"]["lifecycleStateChange"] == "CREATE"
     assert [f["name"] for f in facets["schema"]["fields"]] == ["id", "customer", "amount"]
 

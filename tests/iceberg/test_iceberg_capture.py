@@ -12,7 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from iceberg_helpers import added, column_sources, latest, snapshots, statistics, storage, symlinks, version
+from iceberg_helpers import (
+    added,
+    catalog,
+    column_sources,
+    latest,
+    snapshots,
+    statistics,
+    storage,
+    symlinks,
+    version,
+)
 from tests.spark.spark_helpers import captured, get, lifecycle, local, names, schema
 
 
@@ -26,11 +36,15 @@ def run_sql(spark: Any, statement: str) -> Any:
     return captured(spark, lambda: spark.sql(statement))
 
 
-def _table(dataset: Any, warehouse: Path, ident: str, snapshot: str | None) -> None:
+def _table(
+    dataset: Any, warehouse: Path, ident: str, snapshot: str | None, catalog_name: str = "ice"
+) -> None:
     """The facets every Iceberg dataset carries."""
     assert symlinks(dataset) == [(f"file:{warehouse}", ident, "TABLE")]
     assert storage(dataset) == ("iceberg", "parquet")
     assert version(dataset) == snapshot
+    # both catalogs of the session are Hadoop catalogs: the warehouse as set, no metadata URI
+    assert catalog(dataset) == ("iceberg", "hadoop", catalog_name, str(warehouse), None, "spark")
 
 
 def test_sql_writes_hadoop_catalog(spark: Any, hadoop: Path) -> None:
@@ -135,20 +149,32 @@ def test_merge_update_delete(spark: Any, hadoop: Path) -> None:
     assert names(merge.inputs) == {local(hadoop / "db" / "changes")}
     changes = get(merge.inputs, hadoop / "db" / "changes")
     _table(changes, hadoop, "db.changes", latest(spark, "ice.db.changes"))
-    # through MergeRows: UPDATE SET t.v = c.v and INSERT * copy the source's columns
-    sources = column_sources(merged)
-    assert sources["v"] == {("changes", "v", "IDENTITY")}
-    assert sources["id"] == {("changes", "id", "IDENTITY")}
+    # through MergeRows: UPDATE SET t.v = c.v and INSERT * copy the source's columns; the rows the
+    # rewrite keeps copy the target's own (read through the operation table, named as the target),
+    # as openlineage-spark's Iceberg MERGE test expects (each column from both tables)
+    assert column_sources(merged) == {
+        "id": {("changes", "id", "IDENTITY"), ("target", "id", "IDENTITY")},
+        "v": {("changes", "v", "IDENTITY"), ("target", "v", "IDENTITY")},
+    }
 
-    for statement in (
-        "UPDATE ice.db.target SET v = upper(v) WHERE id = 1",
-        "DELETE FROM ice.db.target WHERE id = 3",
+    # UPDATE and DELETE read the target through the row-level operation table (no location): its
+    # columns are the target's own, as openlineage-spark names them; untouched columns are IDENTITY
+    for statement, expected in (
+        (
+            "UPDATE ice.db.target SET v = upper(v) WHERE id = 1",
+            {"id": {("target", "id", "IDENTITY")}, "v": {("target", "v", "TRANSFORMATION")}},
+        ),
+        (
+            "DELETE FROM ice.db.target WHERE id = 3",
+            {"id": {("target", "id", "IDENTITY")}, "v": {("target", "v", "IDENTITY")}},
+        ),
     ):
         result = captured(spark, lambda statement=statement: spark.sql(statement))
         (dataset,) = result.outputs
         assert (dataset.namespace, dataset.name) == local(target), statement
         assert lifecycle(dataset) == "OVERWRITE", statement
         _table(dataset, hadoop, "db.target", latest(spark, "ice.db.target"))
+        assert column_sources(dataset) == expected, statement
     assert len(snapshots(spark, "ice.db.target")) == 4  # insert, merge, update, delete
 
 
@@ -183,6 +209,31 @@ def test_session_catalog(spark: Any, iceberg_warehouses: tuple[Path, Path]) -> N
     assert names(result.inputs) == {local(events)}
     written = get(result.outputs, events)
     assert lifecycle(written) == "CREATE"  # CREATE, then an append: the last lifecycle set
-    _table(written, session, "sc.events", latest(spark, "sc.events"))
-    _table(get(result.outputs, kinds), session, "sc.kinds", latest(spark, "sc.kinds"))
+    _table(written, session, "sc.events", latest(spark, "sc.events"), "spark_catalog")
+    _table(get(result.outputs, kinds), session, "sc.kinds", latest(spark, "sc.kinds"), "spark_catalog")
     assert column_sources(get(result.outputs, kinds)) == {"kind": {("events", "kind", "IDENTITY")}}
+
+
+def test_update_delete_merge_on_read(spark: Any, hadoop: Path) -> None:
+    """Merge-on-read UPDATE/DELETE (``WriteDelta``): the UPDATE writes only the updated rows."""
+    spark.sql(
+        "CREATE TABLE ice.db.deltas (id BIGINT, v STRING, w STRING) USING iceberg TBLPROPERTIES "
+        "('format-version'='2', 'write.update.mode'='merge-on-read', 'write.delete.mode'='merge-on-read')"
+    )
+    spark.sql("INSERT INTO ice.db.deltas VALUES (1, 'a', 'x'), (2, 'b', 'y')")
+    update = run_sql(spark, "UPDATE ice.db.deltas SET v = upper(w) WHERE id = 1")
+    (updated,) = update.outputs
+    assert (updated.namespace, updated.name) == local(hadoop / "db" / "deltas")
+    _table(updated, hadoop, "db.deltas", latest(spark, "ice.db.deltas"))
+    assert column_sources(updated) == {
+        "id": {("deltas", "id", "IDENTITY")},
+        "v": {("deltas", "w", "TRANSFORMATION")},
+        "w": {("deltas", "w", "IDENTITY")},
+    }
+    delete = run_sql(spark, "DELETE FROM ice.db.deltas WHERE id = 2")
+    (deleted,) = delete.outputs
+    _table(deleted, hadoop, "db.deltas", latest(spark, "ice.db.deltas"))
+    # only row positions are written: no column has a source, the WHERE is a dataset dependency
+    facet = deleted.facets["columnLineage"]
+    assert not any(field.inputFields for field in facet.fields.values())
+    assert {(d.field, t.subtype) for d in facet.dataset for t in d.transformations} == {("id", "FILTER")}

@@ -8,6 +8,7 @@ from typing import Any
 from iceberg_helpers import latest, snapshots
 
 from lineage_operators.spark import iceberg
+from lineage_operators.spark.iceberg_catalogs import CatalogFacts
 from lineage_operators.spark.jvm import tools_for
 
 
@@ -42,6 +43,7 @@ def test_load_table_of_both_catalogs(spark: Any, iceberg_warehouses: tuple[Path,
     assert (loaded["provider"], loaded["file_format"]) == ("iceberg", "parquet")
     assert loaded["version"] == latest(spark, "ice.r.ctas")
     assert loaded["symlink"] == (f"file:{hadoop}", "r.ctas")
+    assert loaded["catalog_facts"] == CatalogFacts("ice", "hadoop", warehouse_uri=str(hadoop))
     assert '"name":"id"' in loaded["schema_text"]
 
     spark.sql("CREATE DATABASE IF NOT EXISTS rs")
@@ -51,6 +53,7 @@ def test_load_table_of_both_catalogs(spark: Any, iceberg_warehouses: tuple[Path,
     assert empty is not None
     assert empty["version"] is None  # no snapshot before the first write
     assert empty["symlink"] == (f"file:{session}", "rs.empty")
+    assert empty["catalog_facts"] == CatalogFacts("spark_catalog", "hadoop", warehouse_uri=str(session))
     # a non-Iceberg table of Iceberg's session catalog, and a catalog that does not exist
     assert iceberg.load_table(spark._jsparkSession, t, "spark_catalog", "rs", "plain") is None
     assert iceberg.load_table(spark._jsparkSession, t, "nope", "rs", "plain") is None

@@ -5,15 +5,12 @@ from __future__ import annotations
 import pytest
 
 from lineage_operators.spark.iceberg import (
-    CatalogConf,
     TableFacts,
-    catalog_type,
     file_format,
     parse_added,
     parse_snapshot,
     parse_table_record,
     snapshot_property,
-    symlink,
     written_counts,
 )
 from lineage_operators.spark.jvm import CTSEP, NONE, SEP
@@ -69,37 +66,6 @@ def test_snapshot_property(value: str | None, expected: str | None) -> None:
 )
 def test_file_format(fmt: str | None, expected: str | None) -> None:
     assert file_format(fmt) == expected
-
-
-@pytest.mark.parametrize(
-    ("conf", "expected"),
-    [
-        (CatalogConf(type="hadoop"), "hadoop"),
-        (CatalogConf(type="HIVE"), "hive"),
-        (CatalogConf(), "hive"),  # Iceberg's default catalog type
-        (CatalogConf(impl="org.apache.iceberg.aws.glue.GlueCatalog"), None),
-        (CatalogConf(type="rest"), "rest"),
-    ],
-)
-def test_catalog_type(conf: CatalogConf, expected: str | None) -> None:
-    assert catalog_type(conf) == expected
-
-
-@pytest.mark.parametrize(
-    ("conf", "namespace", "expected"),
-    [
-        (CatalogConf(type="hadoop", warehouse="/data/wh"), "db", ("file:/data/wh", "db.t")),
-        (CatalogConf(type="hadoop", warehouse="file:/data/wh/"), "db", ("file:/data/wh", "db.t")),
-        (CatalogConf(type="hadoop", warehouse="s3a://bucket/wh"), "a.b", ("s3://bucket/wh", "a.b.t")),
-        (CatalogConf(type="hadoop"), "db", None),  # no warehouse: nothing to name it by
-        (CatalogConf(type="hive", uri="thrift://ms:9083"), "db", ("hive://ms:9083", "db.t")),
-        (CatalogConf(metastore="thrift://a:9083,thrift://b:9083"), "db", ("hive://a:9083", "db.t")),
-        (CatalogConf(type="hive"), "db", None),  # no metastore URI known
-        (CatalogConf(type="rest", uri="http://rest:8181"), "db", None),  # not matched here
-    ],
-)
-def test_symlink(conf: CatalogConf, namespace: str, expected: tuple[str, str] | None) -> None:
-    assert symlink(conf, namespace, "t") == expected
 
 
 def test_parse_table_record() -> None:

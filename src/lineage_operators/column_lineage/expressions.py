@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from lineage_operators.column_lineage.conditionals import folded_if
 from lineage_operators.column_lineage.plan_tree import Node, expr_id, parse_tree
 
 # Subtype ordinals, in openlineage-spark's order (the merge compares them).
@@ -157,6 +158,9 @@ def child_codes(node: Node) -> list[tuple[Node, int]]:
             (child, CONDITIONAL if index < pairs and index % 2 == 0 else TRANSFORMATION)
             for index, child in enumerate(children)
         ]
+    folded = folded_if(node) if cls == "If" else None
+    if folded is not None:  # If(cond, x, x): the optimizer's plan reads x alone (conditionals.py)
+        return [(folded, IDENTITY)]
     if cls in ("If", "NullIfResult", "PivotFirst"):  # predicate (or pivot column), then values
         return [
             (child, CONDITIONAL if index == 0 else TRANSFORMATION) for index, child in enumerate(children)

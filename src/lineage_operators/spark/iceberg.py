@@ -1,9 +1,9 @@
-"""Apache Iceberg tables in Spark plans: snapshot ids (``datasetVersion``) and catalog symlinks.
+"""Apache Iceberg tables in Spark plans: snapshot ids (``datasetVersion``), catalog symlinks and facet.
 
 What openlineage-spark's ``IcebergHandler`` reports for a table of an Iceberg catalog
 (``SparkCatalog``, or ``SparkSessionCatalog`` as ``spark_catalog``): the dataset named from the
-table's location, a ``TABLE`` symlink chosen by the catalog's ``type`` (``hadoop``: the warehouse as
-namespace and ``db.table`` as name; ``hive``, the default: the metastore), ``storage`` ``iceberg``
+table's location, a ``TABLE`` symlink and a ``catalog`` facet chosen by the catalog's settings
+(the rules, per catalog type, are in :mod:`.iceberg_catalogs`), ``storage`` ``iceberg``
 with the file format of ``format`` (``iceberg/parquet``), and the snapshot id as ``datasetVersion``:
 for a write the snapshot it produced, for a read the snapshot read (the time-travel snapshot of
 ``VERSION AS OF``, else the table's current one). Row-level commands (MERGE, UPDATE, DELETE plan as
@@ -19,12 +19,15 @@ separate from the JVM reading so it is table-tested without Spark.
 
 from __future__ import annotations
 
+import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lineage_operators._logging import get_logger
+from lineage_operators.spark import iceberg_catalogs as catalogs
 from lineage_operators.spark._errors import describe
+from lineage_operators.spark.iceberg_catalogs import IcebergCatalog
 from lineage_operators.spark.jvm import CTSEP, NONE, SEP, JvmTools, split_records
 
 log = get_logger(__name__)
@@ -49,17 +52,6 @@ Counts = tuple[int | None, int | None, int | None]
 # --------------------------------------------------------------------------------------------
 # pure parts
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CatalogConf:
-    """The ``spark.sql.catalog.<name>.*`` settings naming needs (``metastore``: Spark's, for hive)."""
-
-    type: str | None = None
-    warehouse: str | None = None
-    uri: str | None = None
-    impl: str | None = None
-    metastore: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,37 +97,6 @@ def snapshot_property(value: str | None) -> str | None:
 def file_format(fmt: str | None) -> str | None:
     """``iceberg/parquet`` -> ``parquet`` (the ``format`` property of an Iceberg table)."""
     return fmt.split("/")[-1].lower() or None if fmt else None
-
-
-def catalog_type(conf: CatalogConf) -> str | None:
-    """The catalog type openlineage-spark picks a naming rule by: ``type``, else hive unless a
-    ``catalog-impl`` names another implementation (which it names by its own handlers)."""
-    if conf.type:
-        return conf.type.lower()
-    return None if conf.impl else "hive"
-
-
-def symlink(conf: CatalogConf, namespace: str | None, name: str) -> tuple[str, str] | None:
-    """(namespace, name) of the catalog table's ``TABLE`` symlink, as openlineage-spark names it.
-
-    ``hadoop``: (the warehouse as a location namespace, ``db.table``); ``hive``: (``hive://host:port``
-    of the catalog's ``uri`` or Spark's metastore URIs, ``db.table``); None for the other catalog
-    types (REST, Glue, Nessie...: openlineage-spark has handlers of their own, not matched here) or
-    when the setting they need is missing.
-    """
-    from lineage_operators import naming
-
-    kind = catalog_type(conf)
-    found = None
-    if kind == "hadoop" and conf.warehouse:
-        found = naming.name_table_symlink(
-            namespace or "", name, location=conf.warehouse, warehouse=conf.warehouse
-        )
-    elif kind == "hive" and (conf.uri or conf.metastore):
-        found = naming.name_table_symlink(
-            namespace or "", name, location=None, metastore_uris=conf.uri or conf.metastore
-        )
-    return (found.namespace, found.name) if found else None
 
 
 def parse_table_record(text: str | None) -> TableFacts | None:
@@ -196,43 +157,70 @@ def _table_fields(t: JvmTools) -> Any:
     return t.function(t.builder(t.record([*props, t.chain((V2_TABLE, "schema"), (STRUCT, "json"))], SEP)))
 
 
-_CONF: dict[tuple[Any, str], CatalogConf] = {}
+_CONF: dict[tuple[Any, str], IcebergCatalog] = {}
 _CONF_LOCK = threading.Lock()
+#: Where openlineage-spark looks for the Glue catalog id (Spark setting, then Hadoop's; Glue jobs').
+_GLUE_CATALOG_ID = "hive.metastore.glue.catalogid"
+_GLUE_ACCOUNT = "spark.glue.accountId"
 
 
-def catalog_conf(jss: Any, catalog: str) -> CatalogConf:
-    """The catalog's settings, read once per session and catalog (Spark caches catalogs too)."""
+def _glue_arn(jss: Any) -> str | None:
+    """``arn:aws:glue:<region>:<catalog id>`` from the environment and Spark's settings."""
+    region = os.environ.get("AWS_DEFAULT_REGION") or os.environ.get("AWS_REGION")
+    if not region:
+        return None
+    sc = jss.sparkContext()
+    conf = sc.getConf()
+    catalog_id = (
+        conf.get(_GLUE_CATALOG_ID, None)
+        or sc.hadoopConfiguration().get(_GLUE_CATALOG_ID)
+        or conf.get(_GLUE_ACCOUNT, None)
+    )
+    return catalogs.glue_arn(region, str(catalog_id) if catalog_id else None)
+
+
+def catalog_conf(jss: Any, catalog: str) -> IcebergCatalog:
+    """The catalog's settings (only the keys naming needs), read once per session and catalog
+    (Spark caches catalogs too)."""
     key = (getattr(jss, "_target_id", id(jss)), catalog)
     with _CONF_LOCK:
         found = _CONF.get(key)
     if found is None:
         conf = jss.sessionState().conf()
         prefix = f"spark.sql.catalog.{catalog}."
-        kind, warehouse, uri, impl = (
-            conf.getConfString(prefix + k, None) for k in ("type", "warehouse", "uri", "catalog-impl")
-        )
+        values = {k: conf.getConfString(prefix + k, None) for k in catalogs.KEYS}
+        settings = {k: str(v) for k, v in values.items() if v is not None}
         metastore = next((m for m in (conf.getConfString(k, None) for k in _HIVE_URIS) if m), None)
-        found = CatalogConf(kind, warehouse, uri, impl, metastore)
+        found = IcebergCatalog(catalog, settings, metastore)
+        if catalogs.handler(found) == "glue":
+            found = replace(found, glue_arn=_glue_arn(jss))
         with _CONF_LOCK:
             _CONF[key] = found
     return found
 
 
+def catalog_extras(jss: Any, catalog: str, namespace: str | None, name: str) -> dict[str, Any]:
+    """The ``symlink`` and ``catalog`` fields of a table of Iceberg catalog ``catalog``."""
+    conf = catalog_conf(jss, catalog)
+    return {"symlink": catalogs.symlink(conf, namespace, name), "catalog_facts": catalogs.catalog_facts(conf)}
+
+
 def relation_extras(
     jss: Any, provider: str | None, snapshot: str | None, table: tuple[str | None, str | None, str | None]
-) -> tuple[str | None, tuple[str, str] | None]:
-    """(datasetVersion, symlink) of a V2 relation read from a plan; (None, None) unless Iceberg."""
+) -> dict[str, Any]:
+    """``version``, ``symlink`` and ``catalog_facts`` of a V2 relation read from a plan (empty
+    unless Iceberg); a failure to read the catalog's settings loses the last two only."""
     if (provider or "").lower() != "iceberg":
-        return None, None
-    version = parse_snapshot(snapshot)
+        return {}
+    found: dict[str, Any] = {"version": parse_snapshot(snapshot)}
     catalog, namespace, name = table
     if not catalog or not name:
-        return version, None
+        return found
     try:
-        return version, symlink(catalog_conf(jss, catalog), namespace, name)
+        return {**found, **catalog_extras(jss, catalog, namespace, name)}
     except Exception as exc:
-        log.debug("lineage capture: no symlink for Iceberg table %s: %s", name, describe(exc))
-        return version, None
+        log.debug("lineage capture: no catalog facts for Iceberg table %s: %s", name, describe(exc))
+        return found
 
 
 def load_table(
@@ -252,8 +240,7 @@ def load_table(
         facts = parse_table_record(t.read(t.cached("iceberg.table", _table_fields).apply(loaded)))
         if facts is None:
             return None
-        link = symlink(catalog_conf(jss, catalog), namespace, name)
-        return {**vars(facts), "provider": "iceberg", "symlink": link}
+        return {**vars(facts), "provider": "iceberg", **catalog_extras(jss, catalog, namespace, name)}
     except Exception as exc:
         log.debug("lineage capture: cannot load %s.%s as an Iceberg table: %s", catalog, name, describe(exc))
         return None
@@ -261,15 +248,14 @@ def load_table(
 
 __all__ = [
     "ROW_LEVEL_WRITES",
-    "CatalogConf",
     "TableFacts",
     "catalog_conf",
+    "catalog_extras",
     "load_table",
     "parse_added",
     "parse_snapshot",
     "parse_table_record",
     "relation_extras",
     "snapshot_field",
-    "symlink",
     "written_counts",
 ]

@@ -46,6 +46,7 @@ class RelationFacts:
     expr_ids: tuple[int, ...] = ()  # the leaf's output attributes, to join column lineage
     version: str | None = None  # datasetVersion (an Iceberg snapshot id: spark/iceberg.py)
     symlink: tuple[str, str] | None = None  # TABLE symlink named by the table's catalog (Iceberg)
+    catalog_facts: Any = None  # the table's catalog facet values (Iceberg: spark/iceberg_catalogs.py)
     #: rows, bytes, files the table's current snapshot added (Iceberg): its statistics as an output
     written: tuple[int | None, int | None, int | None] | None = None
 

@@ -255,10 +255,12 @@ class InputReading:
             v2 = _sub(_at(record, 8), SEP3)
             facts = v2_relation_facts(v2, roots, leaf_dirs, schema)
             ref = (_at(v2, 4), _at(v2, 5), _at(v2, 6))  # catalog, namespace, name
-            version, link = iceberg.relation_extras(self._jss, _at(v2, 2), _at(v2, 7), ref)
+            extras = iceberg.relation_extras(self._jss, _at(v2, 2), _at(v2, 7), ref)
+            version = extras.get("version")
             written = iceberg.written_counts(_at(v2, 7)) if version else None
             for rel in facts:
-                rel.version, rel.symlink, rel.written = version, link, written
+                rel.version, rel.symlink, rel.written = version, extras.get("symlink"), written
+                rel.catalog_facts = extras.get("catalog_facts")
             return facts
         return []
 

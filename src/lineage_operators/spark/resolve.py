@@ -57,6 +57,7 @@ class _Acc:
     subset_seen: set[str] = field(default_factory=set)
     hive_table: bool = False
     version: str | None = None  # datasetVersion, the last one read or written
+    catalog_facts: Any = None  # an Iceberg table's catalog (spark/iceberg_catalogs.CatalogFacts)
 
 
 def _names(rel: RelationFacts) -> list[DatasetName]:
@@ -126,6 +127,7 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
             acc.hive_table = True
         acc.provider = rel.provider or acc.provider
         acc.version = rel.version or acc.version
+        acc.catalog_facts = rel.catalog_facts or acc.catalog_facts
         acc.file_format = rel.file_format or acc.file_format
         if output and rel.lifecycle:
             acc.lifecycle = rel.lifecycle
@@ -188,6 +190,15 @@ def _hive_catalog(ctx: NamingContext) -> Any:
     return f.hive_catalog_facet(*hive_catalog_uris(ctx.warehouse, ctx.metastore_uris))
 
 
+def _catalog(acc: _Acc, ctx: NamingContext) -> Any:
+    """An Iceberg catalog's facet (its table in ``spark_catalog`` too), else the Hive catalog's."""
+    if acc.catalog_facts is not None:
+        from lineage_operators.spark.iceberg_catalogs import catalog_facet
+
+        return catalog_facet(acc.catalog_facts)
+    return _hive_catalog(ctx) if acc.hive_table else None
+
+
 def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
     from lineage_operators import facets as f
 
@@ -202,7 +213,7 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
         "schema": _facet(acc, "schema", schema),
         "dataSource": _facet(acc, "dataSource", lambda: f.datasource_facet(acc.name.namespace)),
         "symlinks": _facet(acc, "symlinks", lambda: f.symlinks_facet(acc.symlinks)),
-        "catalog": _facet(acc, "catalog", lambda: _hive_catalog(ctx)) if acc.hive_table else None,
+        "catalog": _facet(acc, "catalog", lambda: _catalog(acc, ctx)),
         "storage": _facet(acc, "storage", lambda: f.storage_facet(acc.provider, acc.file_format)),
         "version": _facet(acc, "version", lambda: f.dataset_version_facet(acc.version)),
     }
