@@ -46,6 +46,7 @@ EXPECTED_FIGURES = {
     "parse_spark_or_openlineage_client_modules",
     "memory_peak_rss_ratio",
     "memory_peak_rss_ratio_jvm",
+    "memory_peak_rss_ratio_without_provider_baseline",
     "memory_python_extra_mib",
     "fresh_process_task_time_ratio",
     "plugin_plain_dag_cpu_ratio",

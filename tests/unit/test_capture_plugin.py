@@ -143,3 +143,18 @@ def test_extractor_without_capture_gives_what_the_provider_gives():
     ours = SparkCaptureExtractor(operator).extract_on_complete(ti)
     theirs = PythonExtractor(operator).extract_on_complete(ti)
     assert ours == theirs
+
+
+def test_a_task_the_plugin_never_armed_ends_without_importing_the_capture():
+    """Every task process loads the plugin: an unarmed task's end must cost a look-up, not the
+    import of ``lineage_operators.spark`` (~1 ms)."""
+    seen = _run(
+        "import json, sys\n"
+        "from types import SimpleNamespace\n"
+        "from lineage_operators.plugin.listener import TaskCaptureListener, TaskCleanupListener\n"
+        "ti = SimpleNamespace(dag_id='d', task_id='t', task=SimpleNamespace(task_type='PythonOperator'))\n"
+        "TaskCaptureListener().on_task_instance_success(None, ti)\n"
+        "TaskCleanupListener().on_task_instance_success(None, ti)\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('lineage_operators.spark'))))"
+    )
+    assert seen == []

@@ -9,19 +9,18 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.standard.operators.python import PythonOperator
 
-from lineage_operators._logging import get_logger
-from lineage_operators._optional import openlineage_client_available
-from lineage_operators.capture_settings import capture_timeout
 from lineage_operators.mixin import OpenLineageMixin
-from lineage_operators.operators.arguments import check_capture_lineage, check_master
 
+# Everything else of this package is imported where it is needed: a DAG file importing the
+# operator loads only this module and the mixin (a module costs ~0.1 ms to import, which the
+# parse-cost benchmark counts), the argument checks load with the first task that sets one.
 if TYPE_CHECKING:
+    import logging
+
     from pyspark.sql import SparkSession
 
     from lineage_operators.spark.captures import LineageCapture
     from lineage_operators.spark.session import SessionSpec
-
-log = get_logger(__name__)
 
 SPARK_ARGUMENTS = ("spark", "sc")
 #: Values the operator injects into ``python_callable`` when its signature names them.
@@ -66,6 +65,15 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     template_fields: Sequence[str] = (*PythonOperator.template_fields, "conn_id", "master", "config_kwargs")
     ui_color = "#e3f1f8"
 
+    # The arguments' defaults; ``__init__`` sets an instance attribute only for a value given.
+    conn_id: str | None = None
+    master: str | None = None
+    config_kwargs: Mapping[str, Any] | None = None
+    capture_lineage: bool = True
+    column_lineage: bool | None = None
+    column_lineage_dataset_dependencies: str | None = None
+    column_lineage_max_columns: int | None = None
+
     def __init__(
         self,
         *,
@@ -94,28 +102,46 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             raise TypeError(
                 f"config_kwargs must be a mapping of Spark conf, got {type(config_kwargs).__name__}"
             )
-        check_master(master)
-        check_capture_lineage(capture_lineage)
+        if master is not None or capture_lineage is not True:
+            from lineage_operators.operators.arguments import check_capture_lineage, check_master
+
+            check_master(master)
+            check_capture_lineage(capture_lineage)
         if asset_alias is not None:
             from airflow.sdk import AssetAlias
 
             kwargs["outlets"] = [*_as_outlets(kwargs.get("outlets")), AssetAlias(asset_alias)]
-        from lineage_operators.column_lineage.settings import validate
+        if (
+            column_lineage is not None
+            or column_lineage_dataset_dependencies is not None
+            or column_lineage_max_columns is not None
+        ):
+            from lineage_operators.column_lineage.settings import validate
 
-        validate(
-            column_lineage,
-            column_lineage_dataset_dependencies,
-            column_lineage_max_columns,
-            owner=type(self).__name__,
-        )
+            validate(
+                column_lineage,
+                column_lineage_dataset_dependencies,
+                column_lineage_max_columns,
+                owner=type(self).__name__,
+            )
         super().__init__(python_callable=python_callable, op_args=op_args, op_kwargs=op_kwargs, **kwargs)
-        self.conn_id = conn_id
-        self.master = master
-        self.config_kwargs = config_kwargs
-        self.capture_lineage = capture_lineage
-        self.column_lineage = column_lineage
-        self.column_lineage_dataset_dependencies = column_lineage_dataset_dependencies
-        self.column_lineage_max_columns = column_lineage_max_columns
+        # Only values that differ from the class defaults become instance attributes: each
+        # assignment goes through BaseOperator.__setattr__ (~1.5 us), and a DAG file may define
+        # hundreds of these tasks. Reading, templating and serializing see the same values.
+        if conn_id is not None:
+            self.conn_id = conn_id
+        if master is not None:
+            self.master = master
+        if config_kwargs is not None:
+            self.config_kwargs = config_kwargs
+        if capture_lineage is not True:
+            self.capture_lineage = capture_lineage
+        if column_lineage is not None:
+            self.column_lineage = column_lineage
+        if column_lineage_dataset_dependencies is not None:
+            self.column_lineage_dataset_dependencies = column_lineage_dataset_dependencies
+        if column_lineage_max_columns is not None:
+            self.column_lineage_max_columns = column_lineage_max_columns
 
     def run_spark(self, spark: SparkSession, context: Any) -> Any:
         """Override in an internal operator to run its job; the return value goes to XCom."""
@@ -178,6 +204,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         )
 
         if not self.conn_id:
+            from lineage_operators.operators.arguments import check_master
+
             check_master(self.master)  # templated values are known only now
         conf = {"spark.app.name": f"{self.dag_id}.{self.task_id}", **(self.config_kwargs or {})}
         spec = (
@@ -201,8 +229,11 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     def _start_capture(self, spark: SparkSession, spec: SessionSpec) -> LineageCapture | None:
         if not self.capture_lineage:
             return None
+        from lineage_operators._optional import openlineage_client_available
+        from lineage_operators.capture_settings import capture_timeout
+
         if not openlineage_client_available():
-            log.info(
+            _log().info(
                 "Task %s: lineage is off because the OpenLineage provider is not installed; to report "
                 "lineage: pip install 'lineage-operators[openlineage]'.",
                 self._lineage_label(),
@@ -221,7 +252,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             capture.start()
             return capture
         except Exception as error:
-            log.warning(
+            _log().warning(
                 "Task %s: lineage capture did not start (%s); the task runs normally, but its datasets "
                 "are reported only if declared with inputs=/outputs=.",
                 self._lineage_label(),
@@ -233,11 +264,17 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         try:
             self.record_lineage(spark, context)
         except Exception as error:
-            log.warning("Task %s: record_lineage failed: %s", self._lineage_label(), _redacted_text(error))
+            _log().warning("Task %s: record_lineage failed: %s", self._lineage_label(), _redacted_text(error))
 
     def _finish_capture(self, capture: LineageCapture | None) -> None:
         if capture is not None:
             self.lineage.add_capture(capture)
+
+
+def _log() -> logging.Logger:
+    from lineage_operators._logging import get_logger
+
+    return get_logger(__name__)
 
 
 def _as_outlets(outlets: Any) -> list[Any]:
@@ -297,4 +334,4 @@ def _stop_quietly(spark: SparkSession) -> None:
     try:
         spark.stop()
     except Exception as error:
-        log.warning("Stopping the Spark session failed: %s", error)
+        _log().warning("Stopping the Spark session failed: %s", error)

@@ -100,13 +100,15 @@ def _finish_capture(task_instance: Any) -> Any:
 
 
 def _finish(task_instance: Any) -> None:
-    from lineage_operators.spark import auto_capture
-
     had_outlets_hook = outlets.restore(getattr(task_instance, "task", None))
-    if not auto_capture.is_armed() and not had_outlets_hook:
+    # Arming imports auto_capture: a process that never armed it (every task when the plugin is
+    # not configured) has nothing to finish and is spared its import (~1 ms) at each task's end.
+    auto_capture = sys.modules.get("lineage_operators.spark.auto_capture")
+    armed = auto_capture is not None and auto_capture.is_armed()
+    if not armed and not had_outlets_hook:
         return
     try:
-        result = _finish_capture(task_instance) if auto_capture.is_armed() else store.get(task_instance)
+        result = _finish_capture(task_instance) if armed else store.get(task_instance)
         if result is not None and not settings.extractor_configured():
             # the collector is the channel only where no extractor of ours reports the task
             from lineage_operators.hook_lineage import report_to_hook_lineage
