@@ -164,18 +164,19 @@ class PlanJsonReader:
         self._use_file = True
         self._lock = threading.Lock()
 
-    def read(self, root: Any, inputs: Iterable[Any] = ()) -> Any:
+    def read(self, root: Any, inputs: Iterable[Any] = (), query_facts: str | None = None) -> Any:
         """:class:`~lineage_operators.column_lineage.PlanColumnLineage` of a write, or None.
 
-        ``inputs``: the execution's input relations (with their leaf ``expr_ids``), to size the plan.
+        ``inputs``: the execution's input relations (with their leaf ``expr_ids``), to size the plan;
+        ``query_facts``: the text of :func:`_build_query_facts_fn` when already read (one call less).
         """
         try:
-            return self._read(root, inputs)
+            return self._read(root, inputs, query_facts)
         except Exception as exc:
             log_once("read", logging.WARNING, "lineage capture: no column lineage: %s", describe(exc))
             return None
 
-    def _read(self, root: Any, inputs: Iterable[Any]) -> Any:
+    def _read(self, root: Any, inputs: Iterable[Any], query_facts: str | None = None) -> Any:
         leaf_columns = len({expr_id for rel in inputs for expr_id in rel.expr_ids})
         writer = compact_writer(self._t) if leaf_columns <= self._max_leaf_columns else None
         limit = self._max_leaf_columns
@@ -190,7 +191,9 @@ class PlanJsonReader:
             )
             return None
         try:
-            facts = self._t.read(self._t.cached("plan_json.query", _build_query_facts_fn).apply(root))
+            facts = query_facts
+            if facts is None:
+                facts = self._t.read(self._t.cached("plan_json.query", _build_query_facts_fn).apply(root))
         except Exception as exc:
             log_once("facts", logging.INFO, "lineage capture: no column lineage: %s", describe(exc))
             return None
