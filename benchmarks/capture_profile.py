@@ -30,6 +30,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--counts", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="also run each workload with the step-by-step reading (before the one-call read), same process",
+    )
     arguments = parser.parse_args(argv)
 
     from pyspark.sql import SparkSession
@@ -49,32 +54,44 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with probe.installed():
             for number in range(arguments.repeat + 1):
-                for name, job, kwargs in (
+                jobs = [
                     ("tiny_actions", tiny_actions, {"writes": arguments.writes, "counts": arguments.counts}),
                     ("task_workload", task_workload.task_workload, {"tables": 1, "rows": 1000}),
-                ):
+                ]
+                modes = ("one-call", "step-by-step") if arguments.compare else ("one-call",)
+                for (name, job, kwargs), mode in ((j, m) for j in jobs for m in modes):
+                    _reading(mode)
                     spark.sql("DROP TABLE IF EXISTS bench_ctas")
                     probe.reset()
                     capture = SparkLineageCapture(spark)
                     capture.start()
                     try:
-                        job(spark, base_dir=str(scratch / f"{name}-{number}"), **kwargs)
+                        job(spark, base_dir=str(scratch / f"{name}-{mode}-{number}"), **kwargs)
                     finally:
                         result = capture.stop()
                     costs = probe.costs()
                     label = "warm-up" if number == 0 else f"run {number}"
-                    print(f"== {name} ({label}): {len(costs)} executions, complete={result.complete}")
+                    done = f"{len(costs)} executions, complete={result.complete}"
+                    print(f"== {name} [{mode}] ({label}): {done}")
                     _print(costs, distribution(costs))
                     if number:
-                        report.setdefault(name, []).append(
+                        report.setdefault(f"{name} [{mode}]", []).append(
                             {"distribution": distribution(costs), "executions": as_json(costs)}
                         )
     finally:
+        _reading("one-call")
         spark.stop()
         shutil.rmtree(scratch, ignore_errors=True)
     if arguments.json:
         arguments.json.write_text(json.dumps(report, indent=1))
     return 0
+
+
+def _reading(mode: str) -> None:
+    """Switch ``PlanReader.read`` between the one-call read and the step-by-step reading."""
+    from lineage_operators.spark import plan, plan_batch
+
+    plan.batch_reader = plan_batch.batch_reader if mode == "one-call" else (lambda t: None)  # type: ignore[assignment]
 
 
 def _print(costs: list[Any], dist: dict[str, Any]) -> None:
