@@ -163,9 +163,8 @@ class PlanReader(CommandOutputs):
             facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
         if any(rel.location or rel.table for rel in facts.inputs):
             apply_relation_stats(got.stats_text, facts.inputs)
-        if facts.outputs and self._columns is not None:
-            plan = plan if plan is not None else qe.analyzed()
-            facts.column_lineage = self._columns.read(plan, facts.inputs, got.query_facts)
+        if facts.outputs and self._columns is not None:  # the writer takes the plan JVM-side
+            facts.column_lineage = self._columns.read(plan, facts.inputs, got.query_facts, execution=qe)
         self._remember_tables(facts)
         return facts
 
