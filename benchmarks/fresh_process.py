@@ -60,6 +60,8 @@ def figures(runs: dict[str, list[dict[str, Any]]]) -> list[Figure]:
         "import_seconds": {side: values(side, "import_seconds") for side in (PLAIN, LINEAGE)},
         "median_paired_ratio": median([ratio(b, a) for a, b in zip(wall[PLAIN], wall[LINEAGE], strict=True)]),
         "mean_ratio": ratio(sum(wall[LINEAGE]), sum(wall[PLAIN])),
+        "lineage_capture": [report.get("capture") for report in runs[LINEAGE]],
+        "lineage_facets_seconds": values(LINEAGE, "facets_seconds"),
     }
     return [
         Figure(

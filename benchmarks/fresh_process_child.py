@@ -39,9 +39,15 @@ def main(argv: list[str]) -> None:
 
     configure_process_environment()
     started = time.perf_counter()
-    from benchmarks.sides import run_side
+    from benchmarks.sides import LINEAGE, run_side
 
     imported = time.perf_counter()
+    probe = None
+    if side == LINEAGE:  # where the capture's time goes (wrapping costs microseconds per call)
+        from benchmarks.probe import CaptureProbe
+
+        probe = CaptureProbe()
+        probe.install()
     outcome = run_side(
         side,
         "bench_fresh_process",
@@ -57,7 +63,19 @@ def main(argv: list[str]) -> None:
         "process_seconds": wall,
         "task_seconds": outcome.seconds,
         "import_seconds": imported - started,
+        "facets_seconds": outcome.facets_seconds,
     }
+    if probe is not None:
+        captured = probe.report()
+        costs = probe.execution_costs.costs()
+        report["capture"] = {
+            "busy_seconds": captured.busy_seconds,
+            "lifecycle_seconds": captured.lifecycle_seconds,
+            "seconds_by_method": captured.seconds_by_method,
+            "first_read_ms": costs[0].ms if costs else None,
+            "first_read_round_trips": costs[0].round_trips if costs else None,
+            "reads_ms": [c.ms for c in costs],
+        }
     print(RESULT_PREFIX + json.dumps(report), flush=True)
 
 
