@@ -6,9 +6,14 @@ The probe wraps, on their classes, ``SparkLineageCapture.start/stop/snapshot`` a
 of every listener class it can find (module-level classes of ``lineage_operators`` that define
 them, and the objects a started capture holds), and records each call as a wall-clock interval.
 
+Since the callback only queues the execution for the capture's reader thread, the work each
+execution costs runs in ``PlanReader.read`` there: the probe times that too (with the py4j round
+trips of each read, :mod:`benchmarks.execution_costs`), and reports both distributions.
+
 ``busy_seconds`` is the length of the union of those intervals: the wall time during which any
-capture code was running. Summing them would count twice the time ``stop()`` spends waiting for
-a callback still running (it drains the listener bus), and nested calls.
+capture code was running (callbacks, reads, start/stop). Summing them would count twice the time
+``stop()`` spends waiting for a callback still running (it drains the listener bus), and nested
+calls.
 """
 
 from __future__ import annotations
@@ -24,10 +29,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmarks.execution_costs import ExecutionCostProbe, distribution, summary
+
 CAPTURE_MODULE = "lineage_operators.spark.capture"
 CAPTURE_CLASS = "SparkLineageCapture"
 LIFECYCLE_METHODS = ("start", "stop", "snapshot")
 CALLBACK_METHODS = ("onSuccess", "onFailure")
+READ_METHOD = "PlanReader.read"
 _MARK = "__benchmark_probe_original__"
 # Counters ``CaptureResult`` may carry about the capture itself; reported when present.
 RESULT_COUNTERS = ("executions", "capture_ms", "complete")
@@ -52,9 +60,16 @@ class ProbeReport:
     calls_by_method: dict[str, int] = field(default_factory=dict)
     callback_threads: list[str] = field(default_factory=list)
     capture_results: list[dict[str, Any]] = field(default_factory=list)
+    #: Listener callbacks on Spark's listener-bus thread (ms each): median / p90 / max / sum.
+    callback_ms: dict[str, float] = field(default_factory=dict)
+    #: Per-execution processing on the reader thread, writes and other executions apart: ms and
+    #: py4j round trips, median / p90 / max / sum (:func:`benchmarks.execution_costs.distribution`).
+    executions: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         return {
+            "callback_ms": self.callback_ms,
+            "executions": self.executions,
             "busy_seconds": self.busy_seconds,
             "lifecycle_seconds": self.lifecycle_seconds,
             "seconds_by_method": self.seconds_by_method,
@@ -84,6 +99,7 @@ class CaptureProbe:
         self._profiler_factory = profiler_factory
         self._profiling = threading.local()
         self.profiles: list[Any] = []
+        self.execution_costs = ExecutionCostProbe()
 
     # -- installation --------------------------------------------------------------------------
 
@@ -104,6 +120,10 @@ class CaptureProbe:
         self._wrap(capture_class, "stop", after=self._remember_result)
         self._wrap(capture_class, "snapshot")
         self._discover_listener_classes()
+        self.execution_costs.install()
+        reader_class = getattr(importlib.import_module("lineage_operators.spark.plan"), "PlanReader", None)
+        if isinstance(reader_class, type):
+            self._wrap(reader_class, "read")
         return True
 
     def uninstall(self) -> None:
@@ -113,6 +133,7 @@ class CaptureProbe:
             else:
                 delattr(owner, name)
         self._patched.clear()
+        self.execution_costs.uninstall()  # after: the read wrapped above wraps its wrapper
 
     def _discover_listener_classes(self) -> None:
         for module_name, module in list(sys.modules.items()):
@@ -195,6 +216,7 @@ class CaptureProbe:
         with self._lock:
             self._intervals.clear()
             self._results.clear()
+        self.execution_costs.reset()
 
     def report(self) -> ProbeReport:
         with self._lock:
@@ -211,12 +233,18 @@ class CaptureProbe:
         return ProbeReport(
             busy_seconds=union_length((i.started, i.ended) for i in intervals),
             lifecycle_seconds=union_length(
-                (i.started, i.ended) for i in intervals if not i.method.endswith(CALLBACK_METHODS)
+                (i.started, i.ended)
+                for i in intervals
+                if not i.method.endswith(CALLBACK_METHODS) and i.method != READ_METHOD
             ),
             seconds_by_method=seconds,
             calls_by_method=dict(calls),
             callback_threads=sorted(threads),
             capture_results=results,
+            callback_ms=summary(
+                [(i.ended - i.started) * 1000 for i in intervals if i.method.endswith(CALLBACK_METHODS)]
+            ),
+            executions=distribution(self.execution_costs.costs()),
         )
 
 

@@ -31,7 +31,9 @@ configure_process_environment()
 
 from benchmarks import (  # noqa: E402
     connect_overhead,
+    fresh_process,
     large_plans,
+    many_tiny_actions,
     memory,
     parse_cost,
     plugin_overhead,
@@ -47,7 +49,13 @@ from benchmarks.probe import capture_available  # noqa: E402
 from benchmarks.settings import Settings  # noqa: E402
 
 # Benchmarks that run Spark in this process; the others start child processes.
-IN_PROCESS = ("task_overhead", "large_plans", "connect_overhead")
+IN_PROCESS = (
+    "task_overhead",
+    "large_plans",
+    "connect_overhead",
+    "many_tiny_actions",
+    "many_tiny_actions_500",
+)
 BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "task_overhead": task_overhead.run,
     "large_plans": large_plans.run,
@@ -56,7 +64,12 @@ BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "transport_down": transport_down.run,
     "plugin": plugin_overhead.run,
     "connect_overhead": connect_overhead.run,
+    "many_tiny_actions": many_tiny_actions.run,
+    "fresh_process": fresh_process.run,
+    "many_tiny_actions_500": many_tiny_actions.run_500,
 }
+#: Run only when named with ``--only`` (long variants of a default benchmark).
+ON_REQUEST = ("many_tiny_actions_500",)
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -87,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         if not capture_available():
             progress("WARNING: SparkLineageCapture is missing: the library side runs without capture")
         with stdout_to_stderr():
-            figures, failed = run_benchmarks(arguments.only or list(BENCHMARKS), settings)
+            default = [name for name in BENCHMARKS if name not in ON_REQUEST]
+            figures, failed = run_benchmarks(arguments.only or default, settings)
     progress(f"all benchmarks took {time.perf_counter() - started:.0f}s")
     print("\n".join(figure.line() for figure in figures), flush=True)
     if arguments.json:

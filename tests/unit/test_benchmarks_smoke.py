@@ -55,6 +55,12 @@ EXPECTED_FIGURES = {
     "transport_down_hanging_ratio",
     "connect_overhead_ratio",
     "connect_overhead_capture_fraction",
+    "many_tiny_actions_ratio",
+    "many_tiny_actions_execution_ms_other",
+    "many_tiny_actions_execution_ms_write",
+    "many_tiny_actions_callback_ms",
+    "fresh_process_wall_ratio",
+    "fresh_process_task_ratio",
 }
 # A tiny run is ~40 s on an idle 2-core machine; the limit only stops a hung run.
 TINY_TIMEOUT_SECONDS = 600

@@ -53,6 +53,9 @@ class JvmTools:
         self._classes: dict[str, Any] = {}
         self._java_classes: dict[str, Any] = {}
         self._functions: dict[str, Any] = {}
+        #: building blocks every function reuses (each costs py4j round trips to make): the
+        #: one-time set-up of a fresh process builds thousands of handles
+        self._parts: dict[Any, Any] = {}
         self._lock = threading.RLock()
         self._line: SparkLine | None = None
         self._collections: Collections | None = None
@@ -103,7 +106,20 @@ class JvmTools:
         except Exception:
             return False
 
+    def part(self, key: Any, build: Any) -> Any:
+        """A building block made once per gateway by ``build()`` (handles are immutable)."""
+        found = self._parts.get(key)
+        if found is None:
+            found = build()
+            self._parts[key] = found
+        return found
+
     def array(self, element_class: str, items: Sequence[Any]) -> Any:
+        if not items:  # never written to: one empty array per element class serves every call
+            return self.part(("empty", element_class), lambda: self._new_array(element_class, ()))
+        return self._new_array(element_class, items)
+
+    def _new_array(self, element_class: str, items: Sequence[Any]) -> Any:
         java_cls = self.jvm.int if element_class == "int" else self.java_class(element_class)
         arr = self.gateway.new_array(java_cls, len(items))
         for index, item in enumerate(items):
@@ -163,23 +179,33 @@ class JvmTools:
 
     def when(self, class_name: str, then: Any, otherwise: Any | None = None) -> Any:
         """``then`` if the argument is an instance of ``class_name``, else ``otherwise``/NONE."""
-        test = self._lookup.findVirtual(
-            self.cls("java.lang.Class"),
+        is_instance = self.part(
             "isInstance",
-            self._mt.methodType(self.cls("boolean"), self.cls("java.lang.Object")),
-        ).bindTo(self.cls(class_name))
+            lambda: self._lookup.findVirtual(
+                self.cls("java.lang.Class"),
+                "isInstance",
+                self._mt.methodType(self.cls("boolean"), self.cls("java.lang.Object")),
+            ),
+        )
+        test = self.part(("instanceOf", class_name), lambda: is_instance.bindTo(self.cls(class_name)))
         if otherwise is None:
             otherwise = self.constant(NONE)
         return self._mh.guardWithTest(test, then, otherwise)
 
     def constant(self, value: Any) -> Any:
         obj = self.cls("java.lang.Object")
+        if isinstance(value, (str, bool, int)) or value is None:
+            key = ("constant", type(value).__name__, value)
+            return self.part(key, lambda: self._mh.dropArguments(self._mh.constant(obj, value), 0, [obj]))
         return self._mh.dropArguments(self._mh.constant(obj, value), 0, [obj])
 
     def text(self, handle: Any) -> Any:
         """``handle`` then ``String.valueOf``-like conversion; null becomes :data:`NONE`."""
-        to_string = self.static(
-            "java.util.Objects", "toString", ["java.lang.Object", "java.lang.String"], NONE
+        to_string = self.part(
+            "toString",
+            lambda: self.static(
+                "java.util.Objects", "toString", ["java.lang.Object", "java.lang.String"], NONE
+            ),
         )
         return self.safe(self._mh.filterReturnValue(handle, to_string))
 
@@ -222,6 +248,16 @@ class JvmTools:
 
     def record(self, fields: Sequence[Any], sep: str = SEP) -> Any:
         """One string per argument: the text of every field handle joined with ``sep``."""
+        join = self.part(("join", sep, len(fields)), lambda: self._joiner(sep, len(fields)))
+        join = self._mh.filterArguments(
+            join, 0, self.array("java.lang.invoke.MethodHandle", [self.text(f) for f in fields])
+        )
+        count = len(fields)
+        reorder = self.part(("reorder", count), lambda: self.array("int", [0] * count))  # never written
+        return self._mh.permuteArguments(join, self._oo, reorder)
+
+    def _joiner(self, sep: str, count: int) -> Any:
+        """``String.join(sep, ...)`` of ``count`` Object arguments."""
         char_seq = self.cls("java.lang.CharSequence")
         join = self._lookup.findStatic(
             self.cls("java.lang.String"),
@@ -232,14 +268,9 @@ class JvmTools:
             ),
         )
         join = self._mh.insertArguments(join, 0, self.array("java.lang.Object", [sep]))
-        join = join.asCollector(self.cls("[Ljava.lang.CharSequence;"), len(fields))
+        join = join.asCollector(self.cls("[Ljava.lang.CharSequence;"), count)
         obj = self.cls("java.lang.Object")
-        join = join.asType(self._mt.methodType(obj, self.array("java.lang.Class", [obj] * len(fields))))
-        join = self._mh.filterArguments(
-            join, 0, self.array("java.lang.invoke.MethodHandle", [self.text(f) for f in fields])
-        )
-        reorder = self.array("int", [0] * len(fields))
-        return self._mh.permuteArguments(join, self._oo, reorder)
+        return join.asType(self._mt.methodType(obj, self.array("java.lang.Class", [obj] * count)))
 
     def identity(self) -> Any:
         return self._mh.identity(self.cls("java.lang.Object"))
@@ -256,11 +287,14 @@ class JvmTools:
 
     def builder(self, handle: Any) -> Any:
         """``handle``'s text wrapped in a ``java.lang.StringBuilder`` (read it with :meth:`read`)."""
-        ctor = self._lookup.findConstructor(
-            self.cls("java.lang.StringBuilder"),
-            self._mt.methodType(self.cls("void"), self.cls("java.lang.CharSequence")),
+        ctor = self.part(
+            "StringBuilder",
+            lambda: self._lookup.findConstructor(
+                self.cls("java.lang.StringBuilder"),
+                self._mt.methodType(self.cls("void"), self.cls("java.lang.CharSequence")),
+            ).asType(self._oo),
         )
-        return self._mh.filterReturnValue(self.text(handle), ctor.asType(self._oo))
+        return self._mh.filterReturnValue(self.text(handle), ctor)
 
     def joined(self, seq: Any, sep: str) -> Any:
         """A Scala collection of strings joined with ``sep`` into a JVM-side string builder."""

@@ -39,10 +39,14 @@ from __future__ import annotations
 from typing import Any
 
 from lineage_operators._logging import get_logger
+from lineage_operators.spark import iceberg
 from lineage_operators.spark._errors import describe
+from lineage_operators.spark.alter import is_alter
 from lineage_operators.spark.execution_ids import query_key
 from lineage_operators.spark.jvm import SEP, SEP3, JvmTools, split_records
-from lineage_operators.spark.plan_commands import CommandOutputs, _build_root_fn
+from lineage_operators.spark.plan_batch import ExecutionRead, batch_reader, parse
+from lineage_operators.spark.plan_classes import INSERT_DS, V2_WRITES
+from lineage_operators.spark.plan_commands import _NOT_FETCHED, CommandOutputs, _build_root_fn
 from lineage_operators.spark.plan_facts import (
     ExecutionFacts,
     RelationFacts,
@@ -60,7 +64,7 @@ from lineage_operators.spark.plan_leaves import (
     _ct_record,
 )
 from lineage_operators.spark.rdd import logical_rdd_locations
-from lineage_operators.spark.statistics import read_relation_stats
+from lineage_operators.spark.statistics import apply_relation_stats, read_relation_stats
 
 log = get_logger(__name__)
 
@@ -109,7 +113,63 @@ class PlanReader(CommandOutputs):
     # -- entry point ---------------------------------------------------------------------------
 
     def read(self, func_name: str, qe: Any, succeeded: bool) -> ExecutionFacts | None:
-        """Facts of one execution, or None when it has no analyzed plan (failed analysis)."""
+        """Facts of one execution, or None when it has no analyzed plan (failed analysis).
+
+        One py4j call gathers what every execution needs (:mod:`.plan_batch`); a write then makes
+        one or two more (its analyzed plan and its column lineage). Where that reader is missing
+        or its reply is not well formed, the execution is read step by step as before.
+        """
+        batch = batch_reader(self._t)
+        if batch is not None:
+            try:
+                got = parse(self._t.read(batch.read(qe, bool(succeeded))))
+            except Exception as exc:
+                log.debug("lineage capture: one-call read failed, reading step by step: %s", describe(exc))
+                got = None
+            if got is not None:
+                return self._read_batched(func_name, qe, succeeded, got)
+        return self._read_steps(func_name, qe, succeeded)
+
+    def _read_batched(
+        self, func_name: str, qe: Any, succeeded: bool, got: ExecutionRead
+    ) -> ExecutionFacts | None:
+        facts = ExecutionFacts(
+            func_name=func_name, succeeded=succeeded, qe_id=got.qe_id, query_id=got.query_id
+        )
+        if not got.analyzed:
+            return None  # analysis failed: nothing was read or written
+        root = split_records(got.root_text)[0] if got.root_text else []
+        cls = root[0] if root else None
+        facts.root = cls
+        cmd = _sub(_at(root, 1), SEP3)
+        facts.sql = _pick_sql(_at(root, 2))
+        facts.inputs = self._inputs_of(got.leaf_records or [], got.schema_text) if got.leaf_records else []
+        plan: Any = None
+        if cls and _needs_plan(cls):
+            plan = qe.analyzed()
+        if cls:
+            self._prefetched_metrics = got.metrics_text
+            try:
+                facts.outputs = self._outputs(cls, cmd, plan, qe, succeeded=succeeded, inputs=facts.inputs)
+            except Exception as exc:
+                log.warning(
+                    "lineage capture: cannot read the output of %s: %s", cls.rsplit(".", 1)[-1], describe(exc)
+                )
+            finally:
+                self._prefetched_metrics = _NOT_FETCHED
+        if got.has_logical_rdd:
+            plan = plan if plan is not None else qe.analyzed()
+            leaves = self._plan_leaves(plan, cls)
+            facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
+        if any(rel.location or rel.table for rel in facts.inputs):
+            apply_relation_stats(got.stats_text, facts.inputs)
+        if facts.outputs and self._columns is not None:  # the writer takes the plan JVM-side
+            facts.column_lineage = self._columns.read(plan, facts.inputs, got.query_facts, execution=qe)
+        self._remember_tables(facts)
+        return facts
+
+    def _read_steps(self, func_name: str, qe: Any, succeeded: bool) -> ExecutionFacts | None:
+        """The step-by-step reading: a few dozen py4j calls (the fallback of the one-call read)."""
         facts = ExecutionFacts(func_name=func_name, succeeded=succeeded)
         try:
             facts.qe_id = int(qe.id())
@@ -140,10 +200,21 @@ class PlanReader(CommandOutputs):
             read_relation_stats(self._t, leaves, facts.inputs)
         if facts.outputs and self._columns is not None:
             facts.column_lineage = self._columns.read(plan, facts.inputs)
+        self._remember_tables(facts)
+        return facts
+
+    def _remember_tables(self, facts: ExecutionFacts) -> None:
         for rel in (*facts.inputs, *facts.outputs):
             if rel.table is not None and rel.lifecycle != "DROP":
                 self.tables.remember(rel.table, rel.location, rel.provider)
-        return facts
+
+
+def _needs_plan(cls: str) -> bool:
+    """Root commands whose outputs are read from the plan object itself (a relation node)."""
+    return cls in _PLAN_OUTPUTS or cls in iceberg.ROW_LEVEL_WRITES or is_alter(cls)
+
+
+_PLAN_OUTPUTS = frozenset((INSERT_DS, *V2_WRITES))
 
 
 __all__ = [

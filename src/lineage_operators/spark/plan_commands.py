@@ -175,6 +175,10 @@ def _cmd_fields(t: JvmTools) -> list[tuple[str, Callable[[], list[Any]]]]:
     return table
 
 
+#: ``CommandOutputs._prefetched_metrics`` when the metrics were not read ahead.
+_NOT_FETCHED = object()
+
+
 def _build_root_fn(t: JvmTools) -> Any:
     """Root plan -> class name, the command's fields (SEP3-joined) and SQL text candidates."""
     dispatch = t.constant(NONE)
@@ -219,8 +223,13 @@ class CommandOutputs(InputReading, CatalogOutputs):
 
     # -- outputs -------------------------------------------------------------------------------
 
+    #: the write metrics text when the execution's one-call read fetched it (:mod:`.plan_batch`)
+    _prefetched_metrics: str | object | None = _NOT_FETCHED
+
     def _metrics(self, qe: Any) -> dict[str, int]:
         try:
+            if self._prefetched_metrics is not _NOT_FETCHED:
+                return parse_metrics(self._prefetched_metrics)  # type: ignore[arg-type]
             return parse_metrics(write_metrics_text(self._t, qe.executedPlan()))
         except Exception as exc:
             log.debug("lineage capture: no write metrics: %s", describe(exc))

@@ -42,6 +42,7 @@ _LOGICAL = "org.apache.spark.sql.catalyst.plans.logical"
 _DS = "org.apache.spark.sql.execution.datasources"
 _CMD = "org.apache.spark.sql.execution.command"
 TREE_NODE = "org.apache.spark.sql.catalyst.trees.TreeNode"
+_QUERY_EXECUTION = "org.apache.spark.sql.execution.QueryExecution"
 QUERY_PLAN = "org.apache.spark.sql.catalyst.plans.QueryPlan"
 ATTRIBUTE = "org.apache.spark.sql.catalyst.expressions.NamedExpression"
 EXPR_ID = "org.apache.spark.sql.catalyst.expressions.ExprId"
@@ -164,18 +165,25 @@ class PlanJsonReader:
         self._use_file = True
         self._lock = threading.Lock()
 
-    def read(self, root: Any, inputs: Iterable[Any] = ()) -> Any:
+    def read(
+        self, root: Any, inputs: Iterable[Any] = (), query_facts: str | None = None, execution: Any = None
+    ) -> Any:
         """:class:`~lineage_operators.column_lineage.PlanColumnLineage` of a write, or None.
 
-        ``inputs``: the execution's input relations (with their leaf ``expr_ids``), to size the plan.
+        ``inputs``: the execution's input relations (with their leaf ``expr_ids``), to size the plan;
+        ``query_facts``: the text of :func:`_build_query_facts_fn` when already read (one call less);
+        ``execution``: the ``QueryExecution`` when ``root`` is None: the plan writer then takes its
+        analyzed plan JVM-side (one call less).
         """
         try:
-            return self._read(root, inputs)
+            return self._read(root, inputs, query_facts, execution)
         except Exception as exc:
             log_once("read", logging.WARNING, "lineage capture: no column lineage: %s", describe(exc))
             return None
 
-    def _read(self, root: Any, inputs: Iterable[Any]) -> Any:
+    def _read(
+        self, root: Any, inputs: Iterable[Any], query_facts: str | None = None, execution: Any = None
+    ) -> Any:
         leaf_columns = len({expr_id for rel in inputs for expr_id in rel.expr_ids})
         writer = compact_writer(self._t) if leaf_columns <= self._max_leaf_columns else None
         limit = self._max_leaf_columns
@@ -190,7 +198,10 @@ class PlanJsonReader:
             )
             return None
         try:
-            facts = self._t.read(self._t.cached("plan_json.query", _build_query_facts_fn).apply(root))
+            facts = query_facts
+            if facts is None:
+                root = root if root is not None else execution.analyzed()
+                facts = self._t.read(self._t.cached("plan_json.query", _build_query_facts_fn).apply(root))
         except Exception as exc:
             log_once("facts", logging.INFO, "lineage capture: no column lineage: %s", describe(exc))
             return None
@@ -208,7 +219,7 @@ class PlanJsonReader:
             return None
         names = split_list(names_text) if names_text and names_text != NONE else None
         with self._lock:
-            text = self._json(root, writer, leaf_columns)
+            text = self._json(root, writer, leaf_columns, execution)
         if not text:
             return None
         try:
@@ -241,9 +252,11 @@ class PlanJsonReader:
                 self._path = None
                 self._to_json_fn = None
 
-    def _json(self, root: Any, writer: Any, leaf_columns: int) -> str | None:
+    def _json(self, root: Any, writer: Any, leaf_columns: int, execution: Any = None) -> str | None:
         if writer is not None:
             try:
+                if root is None:
+                    return self._compact_json(execution, writer, of_execution=True)
                 return self._compact_json(root, writer)
             except Exception as exc:
                 log_once(
@@ -254,10 +267,16 @@ class PlanJsonReader:
                 )
                 if leaf_columns > TO_JSON_MAX_LEAF_COLUMNS:
                     return None
-        return self._to_json(root)
+        return self._to_json(root if root is not None else execution.analyzed())
 
-    def _compact_json(self, root: Any, writer: Any) -> str | None:
-        query_of = self._t.cached("plan_json.query_of", lambda t: t.function(_query_of(t)))
+    def _compact_json(self, root: Any, writer: Any, of_execution: bool = False) -> str | None:
+        if of_execution:  # root is the QueryExecution: its analyzed plan's query
+            query_of = self._t.cached(
+                "plan_json.execution_query_of",
+                lambda t: t.function(t.chain((_QUERY_EXECUTION, "analyzed"), _query_of(t))),
+            )
+        else:
+            query_of = self._t.cached("plan_json.query_of", lambda t: t.function(_query_of(t)))
         if self._use_file:
             written = writer.write(query_of, root, self._file())
             if not written:

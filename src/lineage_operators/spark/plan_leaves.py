@@ -211,15 +211,20 @@ class InputReading:
         records = split_records(t.read(t.joined(t.coll.map(leaves, self._leaf_fn).distinct(), RSEP)))
         if not records:
             return []
-        schemas: dict[str, str | None] = {}
+        text = None
         if any(_at(r, 5) for r in records):
             distinct = t.coll.map(leaves, t.cached("plan.leaf_schema", _build_leaf_schema_fn)).distinct()
             text = t.read(
                 t.joined(t.coll.map(distinct, t.cached("plan.schema_record", _build_schema_record_fn)), RSEP)
             )
-            for key, value in (r[:2] for r in split_records(text) if len(r) >= 2):
-                if key is not None:  # two different schemas with one hash code: keep neither
-                    schemas[key] = None if key in schemas else value
+        return self._inputs_of(records, text)
+
+    def _inputs_of(self, records: list[list[str | None]], schema_text: str | None) -> list[RelationFacts]:
+        """Input facts of the plan's leaf records and its schema records (hash code, JSON)."""
+        schemas: dict[str, str | None] = {}
+        for key, value in (r[:2] for r in split_records(schema_text) if len(r) >= 2):
+            if key is not None:  # two different schemas with one hash code: keep neither
+                schemas[key] = None if key in schemas else value
         result: list[RelationFacts] = []
         for record in records:
             key = _at(record, 5)

@@ -150,13 +150,17 @@ def locations_of(items: list[str] | tuple[str, ...]) -> list[str]:
     return found
 
 
-def logical_rdd_locations(t: JvmTools, leaves: Any) -> list[str]:
-    """Files behind the ``LogicalRDD`` leaves of a plan (``createDataFrame(rdd)``, ``rdd.toDF()``)."""
-    is_rdd = t.cached(
+def is_logical_rdd_fn(t: JvmTools) -> Any:
+    """JVM function: plan node -> whether it is a ``LogicalRDD``."""
+    return t.cached(
         "rdd.is_logical",
         lambda t: t.function(t.when(_LOGICAL_RDD, t.constant(True), t.constant(False))),
     )
-    if not leaves.exists(is_rdd):
+
+
+def logical_rdd_locations(t: JvmTools, leaves: Any) -> list[str]:
+    """Files behind the ``LogicalRDD`` leaves of a plan (``createDataFrame(rdd)``, ``rdd.toDF()``)."""
+    if not leaves.exists(is_logical_rdd_fn(t)):
         return []
     rdd_of = t.cached(
         "rdd.of_logical",

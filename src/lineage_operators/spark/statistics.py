@@ -73,6 +73,11 @@ def read_relation_stats(t: JvmTools, leaves: Any, inputs: Sequence[Any]) -> None
     except Exception as exc:
         log.debug("lineage capture: no relation statistics: %s", describe(exc))
         return
+    apply_relation_stats(text, inputs)
+
+
+def apply_relation_stats(text: str | None, inputs: Sequence[Any]) -> None:
+    """Set rows/size/files of ``inputs`` from the statistics records of :func:`_build_stats_fn`."""
     for record in split_records(text):
         if len(record) < 7:
             continue
@@ -145,4 +150,4 @@ def write_metrics_text(t: JvmTools, executed_plan: Any) -> str | None:
     return None
 
 
-__all__ = ["read_relation_stats", "write_metrics_text"]
+__all__ = ["apply_relation_stats", "read_relation_stats", "write_metrics_text"]

@@ -1,0 +1,214 @@
+// Compiled at run time by Janino, once per JVM, by lineage_operators.spark.plan_batch. Reads what
+// the capture needs of one QueryExecution in one py4j call: its ids, the root record, the leaf
+// records of the plan, its subqueries and a command's inner query, their distinct schemas, the
+// relation statistics, whether a leaf is a LogicalRDD, the written query's facts and the write
+// metrics. Each part is one of the capture's JVM-side functions (built in Python from method
+// handles, as before), applied here in the order PlanReader.read applied them one call each:
+// 33-48 round trips per execution became one. Python's reading stays the fallback.
+// Janino compiles a subset of Java: no generics, lambdas or enhanced for loops here.
+package lineage_operators;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+
+import org.apache.spark.sql.catalyst.plans.QueryPlan;
+import org.apache.spark.sql.catalyst.trees.TreeNode;
+import org.apache.spark.sql.execution.QueryExecution;
+
+public class ExecutionReader {
+    /** Between the parts of the reply; the fields inside parts use the capture's separators. */
+    private static final String PART = "\u0001";
+    private static final String RSEP = "\u001d";
+    private static final String SEP = "\u001f";
+    private static final String NONE = "\u0015";
+    /** A reply longer than this is returned as a StringBuilder, read in chunks (py4j's 8 KiB). */
+    private static final int INLINE = 3000;
+    private static final int MAX_WRAPPERS = 6;
+    private static final int MAX_CACHED_SCHEMAS = 256;
+
+    private scala.Function1 root;
+    private scala.Function1 leaf;
+    private scala.Function1 leafSchema;
+    private scala.Function1 schemaRecord;
+    private scala.Function1 stats;
+    private scala.Function1 isLogicalRdd;
+    private scala.Function1 queryFacts;
+    private scala.Function1 findWrite;
+    private scala.Function1 openWrite;
+    private HashSet innerQuery = new HashSet();
+    private HashSet withMetrics = new HashSet();
+    private Method queryId;
+    /** Schema record text by StructType: a table read again serializes its schema once. */
+    private final HashMap schemas = new HashMap();
+
+    /** Class names are SEP-joined; {@code useQueryId}: Spark 4.2+'s QueryExecution.queryId. */
+    public void configure(scala.Function1[] functions, String innerQueryClasses, String metricsClasses,
+            boolean useQueryId) throws Exception {
+        root = functions[0];
+        leaf = functions[1];
+        leafSchema = functions[2];
+        schemaRecord = functions[3];
+        stats = functions[4];
+        isLogicalRdd = functions[5];
+        queryFacts = functions[6];
+        findWrite = functions[7];
+        openWrite = functions[8];
+        addAll(innerQuery, innerQueryClasses);
+        addAll(withMetrics, metricsClasses);
+        queryId = useQueryId ? QueryExecution.class.getMethod("queryId", new Class[0]) : null;
+    }
+
+    private static void addAll(HashSet set, String joined) {
+        String[] names = joined.split(SEP);
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].length() > 0) {
+                set.add(names[i]);
+            }
+        }
+    }
+
+    /**
+     * Parts: qe id, query key, then "!" when the plan has no analyzed plan (and nothing else), else
+     * the root record, the distinct leaf records (RSEP), the distinct schema records (RSEP; empty
+     * when no leaf has a schema), the distinct statistics records (RSEP), "1" when a leaf is a
+     * LogicalRDD, the written query's facts (NONE without column lineage), the write metrics text
+     * (NONE when not read). A String when short, else a StringBuilder.
+     */
+    public Object read(QueryExecution qe, boolean succeeded) {
+        StringBuilder out = new StringBuilder(512);
+        String id = NONE;
+        String key = NONE;
+        try {
+            id = String.valueOf(qe.id());
+            key = queryId != null ? String.valueOf(queryId.invoke(qe, new Object[0])) : "qe:" + id;
+        } catch (Throwable e) {
+            // no query id: attribution uses the time window, as in the Python reading
+        }
+        out.append(id).append(PART).append(key).append(PART);
+        Object plan;
+        try {
+            plan = qe.analyzed();
+        } catch (Throwable e) {
+            return out.append("!").toString();
+        }
+        String rootText = root.apply(plan).toString();
+        out.append(rootText).append(PART);
+        String cls = plan.getClass().getName();
+        ArrayList leaves = leaves(plan, innerQuery.contains(cls));
+        LinkedHashSet records = new LinkedHashSet();
+        boolean anySchema = false;
+        boolean anyRdd = false;
+        for (int i = 0; i < leaves.size(); i++) {
+            Object node = leaves.get(i);
+            String record = String.valueOf(leaf.apply(node));
+            records.add(record);
+            String[] fields = record.split(SEP, -1);
+            if (fields.length > 5 && fields[5].length() > 0 && !NONE.equals(fields[5])) {
+                anySchema = true;
+            }
+            if (Boolean.TRUE.equals(isLogicalRdd.apply(node))) {
+                anyRdd = true;
+            }
+        }
+        join(out, records);
+        out.append(PART);
+        if (anySchema) {
+            LinkedHashSet distinct = new LinkedHashSet();
+            for (int i = 0; i < leaves.size(); i++) {
+                distinct.add(leafSchema.apply(leaves.get(i)));
+            }
+            ArrayList schemaRecords = new ArrayList();
+            for (Iterator it = distinct.iterator(); it.hasNext();) {
+                schemaRecords.add(schemaRecord(it.next()));
+            }
+            join(out, schemaRecords);
+        }
+        out.append(PART);
+        LinkedHashSet statRecords = new LinkedHashSet();
+        for (int i = 0; i < leaves.size(); i++) {
+            statRecords.add(String.valueOf(stats.apply(leaves.get(i))));
+        }
+        join(out, statRecords);
+        out.append(PART).append(anyRdd ? "1" : "0").append(PART);
+        out.append(queryFacts == null ? NONE : String.valueOf(queryFacts.apply(plan))).append(PART);
+        out.append(succeeded && withMetrics.contains(cls) ? metrics(qe) : NONE);
+        return out.length() <= INLINE ? (Object) out.toString() : (Object) out;
+    }
+
+    private String schemaRecord(Object schema) {
+        if (schema instanceof String) {
+            return String.valueOf(schemaRecord.apply(schema));
+        }
+        String found;
+        synchronized (schemas) {
+            found = (String) schemas.get(schema);
+        }
+        if (found == null) {
+            found = String.valueOf(schemaRecord.apply(schema));
+            synchronized (schemas) {
+                if (schemas.size() >= MAX_CACHED_SCHEMAS) {
+                    schemas.clear();
+                }
+                schemas.put(schema, found);
+            }
+        }
+        return found;
+    }
+
+    private static ArrayList leaves(Object plan, boolean withInner) {
+        ArrayList plans = new ArrayList();
+        plans.add(plan);
+        addAll(plans, ((QueryPlan) plan).subqueriesAll());
+        if (withInner) {
+            addAll(plans, ((QueryPlan) plan).innerChildren());
+        }
+        ArrayList leaves = new ArrayList();
+        for (int i = 0; i < plans.size(); i++) {
+            addAll(leaves, ((TreeNode) plans.get(i)).collectLeaves());
+        }
+        return leaves;
+    }
+
+    private static void addAll(ArrayList list, Object seq) {
+        scala.collection.Iterator it = ((scala.collection.Iterable) seq).iterator();
+        while (it.hasNext()) {
+            list.add(it.next());
+        }
+    }
+
+    private static void join(StringBuilder out, java.util.Collection items) {
+        boolean first = true;
+        for (Iterator it = items.iterator(); it.hasNext();) {
+            if (!first) {
+                out.append(RSEP);
+            }
+            first = false;
+            out.append(String.valueOf(it.next()));
+        }
+    }
+
+    /** The metrics text of the write node of the executed plan (statistics.write_metrics_text). */
+    private String metrics(QueryExecution qe) {
+        try {
+            Object node = qe.executedPlan();
+            for (int i = 0; i < MAX_WRAPPERS; i++) {
+                scala.Option found = (scala.Option) findWrite.apply(node);
+                if (found.isEmpty()) {
+                    return NONE;
+                }
+                Object opened = openWrite.apply(found.get());
+                if (opened instanceof String) {
+                    return (String) opened;
+                }
+                node = opened;
+            }
+        } catch (Throwable e) {
+            // no write metrics: the output gets no statistics, as in the Python reading
+        }
+        return NONE;
+    }
+}

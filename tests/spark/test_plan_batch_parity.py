@@ -1,0 +1,107 @@
+"""The one-call read of an execution (``jvm_src/ExecutionReader.java``) gives exactly the facts of
+the step-by-step read, execution by execution, over writes, reads, CTAS, inserts into tables,
+DDL, a failed query and a DataFrame over an RDD; and it makes one py4j round trip for a count."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spark_helpers import run_captured
+
+from lineage_operators.spark import plan as plan_module
+from lineage_operators.spark.jvm import tools_for
+from lineage_operators.spark.plan_batch import batch_reader
+
+
+def _comparable(facts: Any) -> Any:
+    if facts is None:
+        return None
+    lineage = facts.column_lineage
+    return (
+        facts.func_name,
+        facts.succeeded,
+        facts.qe_id,
+        facts.query_id,
+        facts.root,
+        facts.sql,
+        [vars(r) for r in facts.inputs],
+        [vars(r) for r in facts.outputs],
+        None if lineage is None else repr(lineage),
+    )
+
+
+def _workload(spark: Any, base: Path) -> None:
+    source = str(base / "source")
+    spark.range(50).selectExpr("id", "id % 5 AS k", "concat('n', id) AS name").write.mode(
+        "overwrite"
+    ).parquet(source)
+    frame = spark.read.parquet(source)
+    frame.count()
+    frame.count()  # the same table again
+    frame.where("k = 1").selectExpr("id", "upper(name) AS name").write.mode("append").parquet(
+        str(base / "out")
+    )
+    frame.groupBy("k").count().write.mode("overwrite").saveAsTable("batch_parity_t")
+    spark.sql(f"INSERT INTO batch_parity_t SELECT k, count(*) FROM parquet.`{source}` GROUP BY k")
+    spark.sql(f"SELECT * FROM batch_parity_t t JOIN parquet.`{source}` s ON t.k = s.k").collect()
+    spark.sparkContext.parallelize([(1, "a")]).toDF(["x", "y"]).write.mode("overwrite").parquet(
+        str(base / "from_rdd")
+    )
+    spark.sql("CREATE TABLE batch_parity_c USING parquet AS SELECT * FROM batch_parity_t")
+    with pytest.raises(Exception, match="no_such_column"):  # pyspark's class varies by line
+        spark.sql("SELECT no_such_column FROM batch_parity_t").collect()
+    spark.sql("DROP TABLE batch_parity_c")
+    spark.sql("DROP TABLE batch_parity_t")
+
+
+def test_one_call_read_equals_step_by_step(spark: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    pairs: list[tuple[Any, Any]] = []
+    original = plan_module.PlanReader.read
+
+    def both(reader: Any, func_name: str, qe: Any, succeeded: bool) -> Any:
+        batched = original(reader, func_name, qe, succeeded)
+        stepped = reader._read_steps(func_name, qe, succeeded)
+        pairs.append((_comparable(batched), _comparable(stepped)))
+        return batched
+
+    monkeypatch.setattr(plan_module.PlanReader, "read", both)
+    run_captured(spark, lambda: _workload(spark, tmp_path))
+    assert batch_reader(tools_for(spark.sparkContext._gateway)) is not None
+    assert len(pairs) >= 10
+    for batched, stepped in pairs:
+        assert batched == stepped
+    written = [p for p in pairs if p[0] is not None and p[0][7]]
+    assert len(written) >= 5
+    assert any(p[0][8] is not None for p in written)  # column lineage compared
+
+
+def test_a_count_costs_one_round_trip(spark: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    from py4j import clientserver
+
+    spark.range(10).write.mode("overwrite").parquet(str(tmp_path / "t"))
+    frame = spark.read.parquet(str(tmp_path / "t"))
+    counted = threading.local()
+    send = clientserver.ClientServerConnection.send_command
+
+    def counting(connection: Any, *args: Any, **kwargs: Any) -> Any:
+        counted.n = getattr(counted, "n", 0) + 1
+        return send(connection, *args, **kwargs)
+
+    trips: list[int] = []
+    original = plan_module.PlanReader.read
+
+    def measured(reader: Any, func_name: str, qe: Any, succeeded: bool) -> Any:
+        before = getattr(counted, "n", 0)
+        facts = original(reader, func_name, qe, succeeded)
+        trips.append(getattr(counted, "n", 0) - before)
+        return facts
+
+    monkeypatch.setattr(clientserver.ClientServerConnection, "send_command", counting)
+    monkeypatch.setattr(plan_module.PlanReader, "read", measured)
+    run_captured(spark, frame.count)  # set-up (JVM-side functions) happens on first use
+    trips.clear()
+    run_captured(spark, frame.count)
+    assert trips == [1]

@@ -1,0 +1,43 @@
+"""Parsing the one-call read's reply (``plan_batch.parse``): parts, absent fields, malformed replies."""
+
+from __future__ import annotations
+
+from lineage_operators.spark.jvm import NONE, RSEP, SEP
+from lineage_operators.spark.plan_batch import PART, parse
+
+
+def _reply(*parts: str) -> str:
+    return PART.join(parts)
+
+
+def test_parts_of_a_write():
+    leaf = SEP.join(["LogicalRelation", "HadoopFsRelation", "parquet", "/d", "", "17"])
+    text = _reply(
+        "7", "q-1", "root", leaf + RSEP + leaf, "17" + SEP + "{}", "s", "0", "3" + SEP + "a", "Map()"
+    )
+    got = parse(text)
+    assert got is not None
+    assert got.analyzed
+    assert (got.qe_id, got.query_id, got.root_text) == (7, "q-1", "root")
+    assert got.leaf_records == [[*leaf.split(SEP)]] * 2
+    assert (got.schema_text, got.stats_text, got.has_logical_rdd) == ("17" + SEP + "{}", "s", False)
+    assert (got.query_facts, got.metrics_text) == ("3" + SEP + "a", "Map()")
+
+
+def test_absent_ids_and_metrics_are_none():
+    got = parse(_reply(NONE, NONE, "root", "", "", "", "1", NONE, NONE))
+    assert got is not None
+    assert (got.qe_id, got.query_id, got.metrics_text, got.has_logical_rdd) == (None, None, None, True)
+    assert got.leaf_records == []
+
+
+def test_failed_analysis():
+    got = parse(_reply("3", "qe:3", "!"))
+    assert got is not None
+    assert (got.analyzed, got.qe_id) == (False, 3)
+
+
+def test_a_stray_separator_falls_back_to_the_step_by_step_read():
+    assert parse(_reply("1", "k", "root with " + PART + " inside", "", "", "", "0", NONE, NONE)) is None
+    assert parse(None) is None
+    assert parse(_reply("1", "k")) is None
