@@ -81,7 +81,7 @@ test-lowest: $(LOWEST_VENV)/.installed services
 # with the Connect tests among them (CONNECT_LINE_TESTS; Spark tests before system tests, as the shared
 # session must be the process's first): the client internals the interceptor uses, the classic/Connect parity
 # of datasets and of DataFrame column lineage (the Relation protobufs the client sends), and the operator and
-# an unmodified task on a Connect server; about 80-110 s more per line (README "Install"). The newest line
+# an unmodified task on a Connect server: about a minute more per line, all of them kept. The newest line
 # runs them in `make test`; 4.0.0 in `make test-lowest` (below). `make test-spark-3.5` runs one line.
 # Per-line expectations are explicit in tests/support/spark_lines.py.
 SPARK_LINES := 3.5 4.0 4.1
