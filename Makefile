@@ -45,7 +45,7 @@ spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 
 # The lowest versions pyproject.toml allows for its direct dependencies (Airflow, the providers,
 # openlineage-python, openlineage-sql, pyspark with its Connect client; the `connect` extra makes that
-# pyspark 4.2.0, the `spark` extra's own bound 3.5.0 is `make test-lowest-spark`): proves the declared lower bounds
+# pyspark 4.0.0, the `spark` extra's own bound 3.5.0 is `make test-lowest-spark`): proves the declared lower bounds
 # (README's "Supported versions") really produce lineage. Part of `make test`, so CI runs it.
 # Its tests, to stay a few minutes long: every system test (Airflow, the provider, openlineage-python and
 # pyspark end to end, classic and Connect) and the Spark tests of the version-dependent JVM-facing code
@@ -72,35 +72,50 @@ test-lowest: $(LOWEST_VENV)/.installed services
 	$(SPEC_ENV) $(LOWEST_VENV)/bin/python -m pytest -p no:cacheprovider --durations=10 $(LOWEST_TESTS)
 
 # One environment per older Spark line (README "Install"): `spark` and `openlineage` extras beside the
-# newest pyspark of the line (pyspark 3.5 bundles Scala 2.12 jars, 4.x Scala 2.13; no Connect before 4.x's
-# server jars, and the `connect` extra needs 4.2+). Each runs LINE_TESTS: the Spark tests of the JVM-facing
-# capture code (plan reading, commands, catalog tables, JDBC and RDD jobs, statistics, attribution, threads,
-# the compiled Java classes, column lineage of writes), the example DAGs' golden files and mixed tasks in
-# one process (tests/system/test_one_process.py). The newest line runs them in `make test`; 4.2.0 in
-# `make test-lowest` (below). `make test-spark-3.5` runs one line.
+# newest pyspark of the line (pyspark 3.5 bundles Scala 2.12 jars, 4.x Scala 2.13), plus the `connect` extra on
+# CONNECT_LINES: 4.0's and 4.1's jars ship the Connect server the tests start (spark-connect_2.13), 3.5's have
+# none, so Connect is 4.x only and the 3.5 environment has no Connect client. Every line runs LINE_TESTS: the
+# Spark tests of the JVM-facing capture code (plan reading, commands, catalog tables, JDBC and RDD jobs,
+# statistics, attribution, threads, the compiled Java classes, column lineage of writes), the example DAGs'
+# golden files and mixed tasks in one process (tests/system/test_one_process.py). The Connect lines run them
+# with the Connect tests among them (CONNECT_LINE_TESTS; Spark tests before system tests, as the shared
+# session must be the process's first): the client internals the interceptor uses, the classic/Connect parity
+# of datasets and of DataFrame column lineage (the Relation protobufs the client sends), and the operator and
+# an unmodified task on a Connect server: about a minute more per line, all of them kept. The newest line
+# runs them in `make test`; 4.0.0 in `make test-lowest` (below). `make test-spark-3.5` runs one line.
 # Per-line expectations are explicit in tests/support/spark_lines.py.
 SPARK_LINES := 3.5 4.0 4.1
-LINE_TESTS ?= tests/spark/test_capture_files.py tests/spark/test_capture_lifecycle.py \
+CONNECT_LINES := 4.0 4.1
+LINE_SPARK_TESTS ?= tests/spark/test_capture_files.py tests/spark/test_capture_lifecycle.py \
 	tests/spark/test_capture_tables.py tests/spark/test_column_lineage_writes.py \
 	tests/spark/test_jdbc_statistics.py tests/spark/test_rdd_reader.py tests/spark/test_capture_threads.py \
-	tests/spark/test_column_lineage_compact_plans.py tests/system/test_example_dags.py \
-	tests/system/test_one_process.py
+	tests/spark/test_column_lineage_compact_plans.py
+LINE_SYSTEM_TESTS ?= tests/system/test_example_dags.py tests/system/test_one_process.py
+LINE_TESTS ?= $(LINE_SPARK_TESTS) $(LINE_SYSTEM_TESTS)
+CONNECT_SPARK_TESTS ?= tests/spark/test_connect_capture.py tests/spark/test_connect_parity.py \
+	tests/spark/test_connect_column_lineage.py
+CONNECT_SYSTEM_TESTS ?= tests/system/test_connect_lineage.py tests/system/test_unmodified_connect.py
+CONNECT_LINE_TESTS ?= $(LINE_SPARK_TESTS) $(CONNECT_SPARK_TESTS) $(LINE_SYSTEM_TESTS) $(CONNECT_SYSTEM_TESTS)
+comma := ,
+is_connect_line = $(filter $(1),$(CONNECT_LINES))
+line_extras = spark$(comma)openlineage$(if $(call is_connect_line,$(1)),$(comma)connect)
+line_tests = $(if $(call is_connect_line,$(1)),$(CONNECT_LINE_TESTS),$(LINE_TESTS))
 
 .venv-spark-%/.installed: pyproject.toml $(VENV)/.installed
 	@test -x .venv-spark-$*/bin/python || $(UV) venv --quiet --python $(PY) .venv-spark-$*
-	$(UV) pip install --quiet --python .venv-spark-$*/bin/python -e ".[spark,openlineage]" "pyspark==$*.*" --group dev
+	$(UV) pip install --quiet --python .venv-spark-$*/bin/python -e ".[$(call line_extras,$*)]" "pyspark==$*.*" --group dev
 	@touch $@
 
 test-spark-%: .venv-spark-%/.installed services
 	@.venv-spark-$*/bin/python -c "import pyspark; print('pyspark', pyspark.__version__)"
-	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_TESTS)
+	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 $(call line_tests,$*)
 
 test-spark-lines: $(addprefix test-spark-,$(SPARK_LINES))
 
 .PRECIOUS: .venv-spark-%/.installed
 
 # The lower bound of the `spark` extra alone (pyspark 3.5.0, with the lowest Airflow, providers and
-# openlineage-python): `make test-lowest` cannot show it, as the `connect` extra lifts pyspark to 4.2.0.
+# openlineage-python): `make test-lowest` cannot show it, as the `connect` extra lifts pyspark to 4.0.0.
 $(LOWEST_SPARK_VENV)/.installed: pyproject.toml $(VENV)/.installed
 	@rm -rf $(LOWEST_SPARK_VENV)
 	$(UV) venv --quiet --python $(PY) $(LOWEST_SPARK_VENV)

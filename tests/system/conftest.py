@@ -47,7 +47,13 @@ def _no_spark_session_outlives_its_test() -> Iterator[None]:
     if "pyspark" not in sys.modules:
         return
     from pyspark import SparkContext
+    from pyspark.sql import SparkSession
 
+    session = SparkSession._instantiatedSession
+    if session is not None and session._sc._jsc is not None:
+        # stops its context and forgets the session: while pyspark remembers a classic session,
+        # ``SparkSession.builder.remote(...)`` refuses to start (SESSION_ALREADY_EXIST)
+        session.stop()
     context = SparkContext._active_spark_context
     if context is not None:
         context.stop()
