@@ -41,18 +41,28 @@ def _jobs(spark: Any, tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def queued(spark: Any, tmp_path: Path) -> tuple[Any, RddJobWatcher, Any, int]:
+def queued(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Any, RddJobWatcher, Any, Any, int]:
+    """The same jobs queued twice: by a watcher that reads each job as it starts (the Java reader's
+    ``entry``) and by one without the Java reader, whose queue keeps the scheduler's ``ActiveJob``."""
     tools = tools_for(spark.sparkContext._gateway)
-    watcher = RddJobWatcher(tools, spark.sparkContext._jsc)
-    watcher.start()
+    reading = RddJobWatcher(tools, spark.sparkContext._jsc)
+    reading.start()
+    with monkeypatch.context() as patch:
+        patch.setattr(rdd_reader, "reader", lambda tools: None)
+        holding = RddJobWatcher(tools, spark.sparkContext._jsc)
+        holding.start()
     try:
         _jobs(spark, tmp_path)
         assert lst.drain(spark.sparkContext._jsc, 30)
     finally:
-        watcher.stop()
-    items = tools.jvm.java.util.ArrayList()
-    count = int(watcher._queue.drainTo(items))
-    return tools, watcher, items, count
+        reading.stop()
+        holding.stop()
+    read_items, held_items = tools.jvm.java.util.ArrayList(), tools.jvm.java.util.ArrayList()
+    count = int(reading._queue.drainTo(read_items))
+    assert int(holding._queue.drainTo(held_items)) == count
+    return tools, holding, read_items, held_items, count
 
 
 def _comparable(facts: Any) -> Any:
@@ -67,12 +77,14 @@ def _comparable(facts: Any) -> Any:
 
 
 def test_the_java_reader_finds_what_the_python_walk_finds(queued: Any, tmp_path: Path) -> None:
-    tools, watcher, items, count = queued
+    tools, watcher, read_items, held_items, count = queued
     reader = rdd_reader.reader(tools)
     assert reader is not None, "RddJobReader.java did not compile"
-    files = rdd_reader.parse(str(reader.read(items, MAX_DEPTH)), count)
-    java = [_comparable(watcher._facts(items.get(i).get(0), f)) if f else None for i, f in enumerate(files)]
-    python = [_comparable(watcher._read_job(items.get(i))) for i in range(count)]
+    files = rdd_reader.parse(str(reader.read(read_items, MAX_DEPTH)), count)
+    java = [
+        _comparable(watcher._facts(read_items.get(i).get(0), f)) if f else None for i, f in enumerate(files)
+    ]
+    python = [_comparable(watcher._read_job(held_items.get(i))) for i in range(count)]
     assert java == python
     found = [f for f in java if f is not None]
     outputs = {loc.removeprefix("file:") for f in found for loc, _, _ in f[2]}
@@ -86,12 +98,23 @@ def test_the_java_reader_finds_what_the_python_walk_finds(queued: Any, tmp_path:
     assert count > len(found)  # the jobs that touch no file (the count, the schema merge) are skipped
 
 
+def test_the_queue_holds_records_not_the_schedulers_jobs(queued: Any) -> None:
+    """Each job is read when it starts: holding its ``ActiveJob`` (stages, RDD lineage, closures and
+    what they capture, broadcast relations included) until ``stop()`` grew the driver's heap by
+    tens of MiB in the memory benchmark's task."""
+    _, _, read_items, held_items, count = queued
+    assert count > 5
+    held = [str(held_items.get(i).get(1).getClass().getName()) for i in range(count)]
+    assert all(name.startswith("scala.") for name in held), held  # Some(ActiveJob) / None
+    assert {type(read_items.get(i).get(1)) for i in range(count)} == {str}  # py4j's Java String
+
+
 def test_without_the_java_reader_the_python_walk_reads_the_same(
     queued: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _, watcher, items, count = queued
-    with_reader = [_comparable(f) for f in watcher._read_jobs(items, count) if f is not None]
+    _, watcher, read_items, held_items, count = queued
+    with_reader = [_comparable(f) for f in watcher._read_jobs(read_items, count) if f is not None]
     monkeypatch.setattr(rdd_reader, "reader", lambda tools: None)
-    assert [_comparable(f) for f in watcher._read_jobs(items, count) if f is not None] == with_reader
+    assert [_comparable(f) for f in watcher._read_jobs(held_items, count) if f is not None] == with_reader
     # five writes, the count over two directories, and the job pyspark's newAPIHadoopFile runs on its input
     assert len(with_reader) == 7, "\n".join(map(str, with_reader))

@@ -189,11 +189,13 @@ def logical_rdd_locations(t: JvmTools, leaves: Any) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def _build_dispatch(t: JvmTools) -> Any:
+def _build_dispatch(t: JvmTools, reader: Any = None) -> Any:
     """(queue, job map, proxy, method, args) -> Object: the listener's ``InvocationHandler`` body.
 
     Built once per JVM (hundreds of py4j calls); each capture only binds its queue and the
-    scheduler's job map (:meth:`RddJobWatcher.start`).
+    scheduler's job map (:meth:`RddJobWatcher.start`). With the compiled ``reader``
+    (:mod:`.rdd_reader`) each job is read when it starts and the queue keeps its short record;
+    without it the queue keeps the scheduler's ``ActiveJob`` until :meth:`RddJobWatcher.executions`.
     """
     mh, mt, lookup, cls = t._mh, t._mt, t._lookup, t.cls
     obj, method, args_cls = (
@@ -219,9 +221,14 @@ def _build_dispatch(t: JvmTools) -> Any:
     list_of = lookup.findStatic(
         cls("java.util.List"), "of", mt.methodType(cls("java.util.List"), params(obj, obj))
     )
-    pair = mh.permuteArguments(
-        mh.collectArguments(list_of.asType(oo(2)), 1, active), oo(2), t.array("int", [1, 0, 1])
-    )
+    if reader is None:
+        pair = mh.permuteArguments(
+            mh.collectArguments(list_of.asType(oo(2)), 1, active), oo(2), t.array("int", [1, 0, 1])
+        )
+    else:  # (map, event) -> reader.entry(event, map)
+        entry_type = mt.methodType(cls("java.util.List"), params(obj, obj))
+        entry = lookup.findVirtual(reader.getClass(), "entry", entry_type)
+        pair = mh.permuteArguments(entry.bindTo(reader).asType(oo(2)), oo(2), t.array("int", [1, 0]))
     add = lookup.findVirtual(cls("java.util.Collection"), "add", mt.methodType(boolean, obj)).asType(oo(2))
     enqueue = mh.collectArguments(add, 1, pair)
     is_sql = t.chain(
@@ -261,6 +268,11 @@ def _build_dispatch(t: JvmTools) -> Any:
     return mh.guardWithTest(name_is("onJobStart"), on_args, dispatch)
 
 
+def _build_reading_dispatch(t: JvmTools, reader: Any) -> Any:
+    reader.setMaxDepth(MAX_DEPTH)
+    return _build_dispatch(t, reader)
+
+
 def _proxy_types(t: JvmTools) -> tuple[Any, Any]:
     """The listener interface (as a one-element array) and its class loader, for ``Proxy``."""
     interface = t.cls("org.apache.spark.scheduler.SparkListenerInterface")
@@ -278,8 +290,14 @@ class RddJobWatcher:
         self._jobs: list[Any] = []  # ExecutionFacts, read so far
 
     def start(self) -> None:
+        from lineage_operators.spark import rdd_reader
+
         self._queue = self._t.java_class("java.util.concurrent.LinkedBlockingQueue")()
-        dispatch = self._t.cached("rdd.dispatch", _build_dispatch)
+        reader = rdd_reader.reader(self._t)
+        if reader is not None:
+            dispatch = self._t.cached("rdd.dispatch.entry", lambda t: _build_reading_dispatch(t, reader))
+        else:
+            dispatch = self._t.cached("rdd.dispatch", _build_dispatch)
         bound = self._t._mh.insertArguments(
             dispatch,
             0,
