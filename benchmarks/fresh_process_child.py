@@ -5,6 +5,12 @@ pays is inside the measured time: the interpreter's start, the imports (Airflow,
 this library, pyspark), the JVM's start, the capture's one-time set-up (JVM-side functions,
 compiled classes) and the job, through the side's operator (:mod:`benchmarks.sides`) with the
 lineage call on the library side. The wall time is taken from the process's creation time.
+
+Both sides are task processes of a deployment with OpenLineage enabled, as in the memory benchmark
+(:func:`benchmarks.memory_child.load_task_process_plugins`): each loads the provider's plugin and
+client, which Airflow's task runner loads into every task process; the lineage side also loads this
+package's capture plugin. So the lineage side's extra time is this library's: its imports beyond
+the provider's, its plugin, the capture and its one-time set-up.
 """
 
 from __future__ import annotations
@@ -39,8 +45,10 @@ def main(argv: list[str]) -> None:
 
     configure_process_environment()
     started = time.perf_counter()
+    from benchmarks.memory_child import load_task_process_plugins
     from benchmarks.sides import LINEAGE, run_side
 
+    load_task_process_plugins(side)
     imported = time.perf_counter()
     probe = None
     if side == LINEAGE:  # where the capture's time goes (wrapping costs microseconds per call)
