@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.environment import SPARK_MASTER, spark_conf
+from benchmarks.environment import SPARK_MASTER, spark_conf, steady_spark_stop
 from benchmarks.task_context import build_task, minimal_context
 
 PLAIN = "plain"
@@ -65,6 +65,7 @@ def run_side(side: str, dag_id: str, job: Job, job_kwargs: Mapping[str, Any], wa
     else:
         raise ValueError(f"unknown side {side!r}")
     context = minimal_context(task)
+    steady_spark_stop()
     gc.collect()
     started = time.perf_counter()
     result = task.execute(context)  # type: ignore[arg-type]  # a plain dict stands in for Context

@@ -11,7 +11,7 @@ import pytest
 from lineage_operators.spark import listener as lst
 from lineage_operators.spark import rdd_reader
 from lineage_operators.spark.jvm import tools_for
-from lineage_operators.spark.rdd import MAX_DEPTH, RddJobWatcher
+from lineage_operators.spark.rdd import MAX_DEPTH, RddJobWatcher, _job_tags
 
 
 def _jobs(spark: Any, tmp_path: Path) -> None:
@@ -41,28 +41,22 @@ def _jobs(spark: Any, tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def queued(
-    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> tuple[Any, RddJobWatcher, Any, Any, int]:
-    """The same jobs queued twice: by a watcher that reads each job as it starts (the Java reader's
-    ``entry``) and by one without the Java reader, whose queue keeps the scheduler's ``ActiveJob``."""
+def queued(spark: Any, tmp_path: Path) -> tuple[Any, RddJobWatcher, Any, int]:
     tools = tools_for(spark.sparkContext._gateway)
-    reading = RddJobWatcher(tools, spark.sparkContext._jsc)
-    reading.start()
-    with monkeypatch.context() as patch:
-        patch.setattr(rdd_reader, "reader", lambda tools: None)
-        holding = RddJobWatcher(tools, spark.sparkContext._jsc)
-        holding.start()
+    watcher = RddJobWatcher(tools, spark.sparkContext._jsc)
+    watcher.start()
     try:
         _jobs(spark, tmp_path)
         assert lst.drain(spark.sparkContext._jsc, 30)
     finally:
-        reading.stop()
-        holding.stop()
-    read_items, held_items = tools.jvm.java.util.ArrayList(), tools.jvm.java.util.ArrayList()
-    count = int(reading._queue.drainTo(read_items))
-    assert int(holding._queue.drainTo(held_items)) == count
-    return tools, holding, read_items, held_items, count
+        watcher.stop()
+    items = tools.jvm.java.util.ArrayList()
+    count = int(watcher._queue.drainTo(items))
+    return tools, watcher, items, count
+
+
+def _tags(items: Any, index: int) -> frozenset[str]:
+    return _job_tags(items.get(index).get(0))
 
 
 def _comparable(facts: Any) -> Any:
@@ -77,14 +71,14 @@ def _comparable(facts: Any) -> Any:
 
 
 def test_the_java_reader_finds_what_the_python_walk_finds(queued: Any, tmp_path: Path) -> None:
-    tools, watcher, read_items, held_items, count = queued
+    tools, watcher, items, count = queued
     reader = rdd_reader.reader(tools)
     assert reader is not None, "RddJobReader.java did not compile"
-    files = rdd_reader.parse(str(reader.read(read_items, MAX_DEPTH)), count)
-    java = [
-        _comparable(watcher._facts(read_items.get(i).get(0), f)) if f else None for i, f in enumerate(files)
+    files = rdd_reader.parse(str(reader.read(items, MAX_DEPTH)), count)
+    java = [_comparable(watcher._facts(_tags(items, i), f)) if f else None for i, f in enumerate(files)]
+    python = [
+        _comparable(watcher._facts(_tags(items, i), watcher._read_job(items.get(i)))) for i in range(count)
     ]
-    python = [_comparable(watcher._read_job(held_items.get(i))) for i in range(count)]
     assert java == python
     found = [f for f in java if f is not None]
     outputs = {loc.removeprefix("file:") for f in found for loc, _, _ in f[2]}
@@ -98,23 +92,39 @@ def test_the_java_reader_finds_what_the_python_walk_finds(queued: Any, tmp_path:
     assert count > len(found)  # the jobs that touch no file (the count, the schema merge) are skipped
 
 
-def test_the_queue_holds_records_not_the_schedulers_jobs(queued: Any) -> None:
-    """Each job is read when it starts: holding its ``ActiveJob`` (stages, RDD lineage, closures and
-    what they capture, broadcast relations included) until ``stop()`` grew the driver's heap by
-    tens of MiB in the memory benchmark's task."""
-    _, _, read_items, held_items, count = queued
-    assert count > 5
-    held = [str(held_items.get(i).get(1).getClass().getName()) for i in range(count)]
-    assert all(name.startswith("scala.") for name in held), held  # Some(ActiveJob) / None
-    assert {type(read_items.get(i).get(1)) for i in range(count)} == {str}  # py4j's Java String
-
-
 def test_without_the_java_reader_the_python_walk_reads_the_same(
     queued: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _, watcher, read_items, held_items, count = queued
-    with_reader = [_comparable(f) for f in watcher._read_jobs(read_items, count) if f is not None]
+    _, watcher, items, count = queued
+    with_reader = [_comparable(f) for f in watcher._read_jobs(items, count) if f is not None]
     monkeypatch.setattr(rdd_reader, "reader", lambda tools: None)
-    assert [_comparable(f) for f in watcher._read_jobs(held_items, count) if f is not None] == with_reader
+    assert [_comparable(f) for f in watcher._read_jobs(items, count) if f is not None] == with_reader
     # five writes, the count over two directories, and the job pyspark's newAPIHadoopFile runs on its input
     assert len(with_reader) == 7, "\n".join(map(str, with_reader))
+
+
+def test_the_reader_thread_reads_queued_jobs_between_executions(spark: Any, tmp_path: Path) -> None:
+    """The watcher's queue holds each RDD job's ``ActiveJob`` (stages, RDD lineage, closures and what
+    they capture) until it is read: held until ``stop()``, those kept broadcast relations alive and
+    grew the driver's heap through the memory benchmark's task. The capture's reader thread reads
+    them after each execution it reads, so they are released as the task goes."""
+    from lineage_operators.spark.capture import SparkLineageCapture
+
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "a.txt").write_text("a\n")
+    capture = SparkLineageCapture(spark)
+    capture.start()
+    try:
+        spark.sparkContext.textFile(str(source)).saveAsTextFile(str(tmp_path / "out"))
+        assert lst.drain(spark.sparkContext._jsc, 30)
+        watcher = capture._rdd_jobs
+        assert watcher is not None
+        assert int(watcher._queue.size()) >= 1
+        spark.range(3).count()  # an execution: the reader thread reads it, then the queued jobs
+        assert capture._drain()
+        assert int(watcher._queue.size()) == 0
+        assert [files.output for _, files in watcher._read] == [f"file:{tmp_path / 'out'}"]
+    finally:
+        result = capture.stop()
+    assert any(d.name == str(tmp_path / "out") for d in result.outputs), result.outputs

@@ -162,7 +162,7 @@ class SparkLineageCapture:
         if not lst.drain(sc._jsc, START_DRAIN_TIMEOUT):
             log.info("lineage capture: listener bus still busy at start; relying on execution ids")
         self._exec_watermark = self._last_execution_id(jss)
-        self._qe_watermark = int(jss.range(0).queryExecution().id())
+        self._qe_watermark = _next_query_execution_id(self._tools, jss)
         # started before the task's threads are claimed: the reader is no thread of the task
         self._handover = lst.HandOver(
             self._on_execution, self._close_columns, on_start=lambda: _activate(self._tools, jss)
@@ -280,11 +280,24 @@ class SparkLineageCapture:
                 self._failures += 1
             log.warning("lineage capture: cannot read a %s execution: %s", func_name, describe(exc))
             return
+        finally:
+            self._read_rdd_jobs()
         if facts is None or self._abandoned():
             return  # stop() gave up on this read: its result belongs to no event
         facts.cost_ms = (time.perf_counter() - started) * 1000
         with self._lock:
             self._facts.append(facts)
+
+    def _read_rdd_jobs(self) -> None:
+        """Between executions, read the RDD-only jobs queued meanwhile (reader thread): the watcher's
+        queue then lets go of their scheduler objects, instead of holding them until ``stop()``."""
+        watcher = self._rdd_jobs
+        if watcher is None or self._abandoned():
+            return
+        try:
+            watcher.read_queued()
+        except Exception as exc:
+            log.debug("lineage capture: RDD jobs left for stop(): %s", describe(exc))
 
     def _abandoned(self) -> bool:
         return self.hung
@@ -332,7 +345,7 @@ class SparkLineageCapture:
             facts = list(self._facts)
             failures = self._failures
         if self._rdd_jobs is not None:
-            facts = facts + self._rdd_jobs.executions()
+            facts = facts + self._rdd_jobs.executions(wait_s=1.0)  # a hung reader holds it
         facts, records = self._attributed(facts)
         self._add_job_statistics(facts, records)
         return build_result(
@@ -394,6 +407,23 @@ class SparkLineageCapture:
         return NamingContext(
             warehouse=warehouse, metastore_uris=metastore, subset_limit=_subset_limit(spark), hive=hive
         )
+
+
+#: Spark's counter of ``QueryExecution`` ids (the companion object's, Spark 3.2 to 4.x).
+_QE_COMPANION = "org.apache.spark.sql.execution.QueryExecution$"
+_NEXT_QE_ID = "org$apache$spark$sql$execution$QueryExecution$$nextExecutionId"
+
+
+def _next_query_execution_id(tools: Any, jss: Any) -> int:
+    """An id no execution before this call has and every later one exceeds (the attribution's
+    watermark). Taken from Spark's counter: a ``QueryExecution`` made for it instead would be the
+    fresh JVM's first analysis, about a second on the task's thread in a new task process."""
+    try:
+        companion = tools.cls(_QE_COMPANION).getField("MODULE$").get(None)
+        return int(getattr(companion, _NEXT_QE_ID)())
+    except Exception as exc:
+        log.debug("lineage capture: no QueryExecution id counter (%s); analysing a query", describe(exc))
+        return int(jss.range(0).queryExecution().id())
 
 
 def _start_rdd_jobs(tools: Any, jsc: Any) -> Any:

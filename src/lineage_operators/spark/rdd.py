@@ -21,6 +21,7 @@ job that is over by then (a few milliseconds of work) is not seen.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from lineage_operators._logging import get_logger
@@ -189,13 +190,11 @@ def logical_rdd_locations(t: JvmTools, leaves: Any) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def _build_dispatch(t: JvmTools, reader: Any = None) -> Any:
+def _build_dispatch(t: JvmTools) -> Any:
     """(queue, job map, proxy, method, args) -> Object: the listener's ``InvocationHandler`` body.
 
     Built once per JVM (hundreds of py4j calls); each capture only binds its queue and the
-    scheduler's job map (:meth:`RddJobWatcher.start`). With the compiled ``reader``
-    (:mod:`.rdd_reader`) each job is read when it starts and the queue keeps its short record;
-    without it the queue keeps the scheduler's ``ActiveJob`` until :meth:`RddJobWatcher.executions`.
+    scheduler's job map (:meth:`RddJobWatcher.start`).
     """
     mh, mt, lookup, cls = t._mh, t._mt, t._lookup, t.cls
     obj, method, args_cls = (
@@ -221,14 +220,9 @@ def _build_dispatch(t: JvmTools, reader: Any = None) -> Any:
     list_of = lookup.findStatic(
         cls("java.util.List"), "of", mt.methodType(cls("java.util.List"), params(obj, obj))
     )
-    if reader is None:
-        pair = mh.permuteArguments(
-            mh.collectArguments(list_of.asType(oo(2)), 1, active), oo(2), t.array("int", [1, 0, 1])
-        )
-    else:  # (map, event) -> reader.entry(event, map)
-        entry_type = mt.methodType(cls("java.util.List"), params(obj, obj))
-        entry = lookup.findVirtual(reader.getClass(), "entry", entry_type)
-        pair = mh.permuteArguments(entry.bindTo(reader).asType(oo(2)), oo(2), t.array("int", [1, 0]))
+    pair = mh.permuteArguments(
+        mh.collectArguments(list_of.asType(oo(2)), 1, active), oo(2), t.array("int", [1, 0, 1])
+    )
     add = lookup.findVirtual(cls("java.util.Collection"), "add", mt.methodType(boolean, obj)).asType(oo(2))
     enqueue = mh.collectArguments(add, 1, pair)
     is_sql = t.chain(
@@ -268,11 +262,6 @@ def _build_dispatch(t: JvmTools, reader: Any = None) -> Any:
     return mh.guardWithTest(name_is("onJobStart"), on_args, dispatch)
 
 
-def _build_reading_dispatch(t: JvmTools, reader: Any) -> Any:
-    reader.setMaxDepth(MAX_DEPTH)
-    return _build_dispatch(t, reader)
-
-
 def _proxy_types(t: JvmTools) -> tuple[Any, Any]:
     """The listener interface (as a one-element array) and its class loader, for ``Proxy``."""
     interface = t.cls("org.apache.spark.scheduler.SparkListenerInterface")
@@ -280,24 +269,27 @@ def _proxy_types(t: JvmTools) -> tuple[Any, Any]:
 
 
 class RddJobWatcher:
-    """Collects the RDD-only jobs run between :meth:`start` and :meth:`stop`."""
+    """Collects the RDD-only jobs run between :meth:`start` and :meth:`stop`.
+
+    The JVM queue holds each job's ``ActiveJob`` (stages, RDD lineage, closures and what they
+    capture) until the job's files are read. :meth:`read_queued` reads them; the capture's reader
+    thread calls it after every execution it reads, so the queue does not keep them, and what they
+    reference (broadcast relations among them), alive until the task ends (the memory benchmark's
+    task runs 41 such jobs). Statistics are read at :meth:`executions`, once the jobs are over.
+    """
 
     def __init__(self, tools: JvmTools, jsc: Any) -> None:
         self._t = tools
         self._sc = jsc.sc()
         self._queue: Any = None
         self._listener: Any = None
+        self._lock = threading.Lock()
+        self._read: list[tuple[frozenset[str], Any]] = []  # (job tags, rdd_reader.JobFiles)
         self._jobs: list[Any] = []  # ExecutionFacts, read so far
 
     def start(self) -> None:
-        from lineage_operators.spark import rdd_reader
-
         self._queue = self._t.java_class("java.util.concurrent.LinkedBlockingQueue")()
-        reader = rdd_reader.reader(self._t)
-        if reader is not None:
-            dispatch = self._t.cached("rdd.dispatch.entry", lambda t: _build_reading_dispatch(t, reader))
-        else:
-            dispatch = self._t.cached("rdd.dispatch", _build_dispatch)
+        dispatch = self._t.cached("rdd.dispatch", _build_dispatch)
         bound = self._t._mh.insertArguments(
             dispatch,
             0,
@@ -321,17 +313,31 @@ class RddJobWatcher:
             finally:
                 self._listener = None
 
-    def executions(self) -> list[Any]:
+    def read_queued(self, wait_s: float = -1) -> bool:
+        """Read the files of the jobs queued so far and release them from the queue; False when
+        another thread is reading and did not finish within ``wait_s`` (-1: wait)."""
+        if self._queue is None or not self._lock.acquire(timeout=wait_s):
+            return False
+        try:
+            if self._queue.isEmpty():
+                return True
+            items = self._t.java_class("java.util.ArrayList")()
+            count = int(self._queue.drainTo(items))
+            if count:
+                self._read.extend(self._read_files(items, count))
+            return True
+        finally:
+            self._lock.release()
+
+    def executions(self, wait_s: float = -1) -> list[Any]:
         """:class:`ExecutionFacts` of the RDD jobs queued so far (call after draining the bus)."""
-        if self._queue is None:
-            return self._jobs
-        items = self._t.java_class("java.util.ArrayList")()
-        count = int(self._queue.drainTo(items))
-        if count:
-            self._jobs.extend(f for f in self._read_jobs(items, count) if f is not None)
+        self.read_queued(wait_s)
+        with self._lock:
+            read, self._read = self._read, []
+        self._jobs.extend(f for f in (self._facts(tags, files) for tags, files in read) if f is not None)
         return self._jobs
 
-    def _read_jobs(self, items: Any, count: int) -> list[Any]:
+    def _read_files(self, items: Any, count: int) -> list[tuple[frozenset[str], Any]]:
         """One JVM call for all jobs (:mod:`.rdd_reader`); job by job from Python without it."""
         from lineage_operators.spark import rdd_reader
 
@@ -342,14 +348,19 @@ class RddJobWatcher:
             except Exception as exc:
                 log.info("lineage capture: reading RDD jobs from Python: %s", describe(exc))
             else:
-                return [self._facts(items.get(i).get(0), f) for i, f in enumerate(files) if f is not None]
-        facts = []
+                return [(_job_tags(items.get(i).get(0)), f) for i, f in enumerate(files) if f is not None]
+        found = []
         for index in range(count):
             try:
-                facts.append(self._read_job(items.get(index)))
+                item = items.get(index)
+                found.append((_job_tags(item.get(0)), self._read_job(item)))
             except Exception as exc:
                 log.warning("lineage capture: cannot read an RDD job: %s", describe(exc))
-        return facts
+        return found
+
+    def _read_jobs(self, items: Any, count: int) -> list[Any]:
+        """:class:`ExecutionFacts` of queue entries (the reading and the statistics in one go)."""
+        return [f for f in (self._facts(tags, files) for tags, files in self._read_files(items, count)) if f]
 
     def _read_job(self, item: Any) -> Any:
         from lineage_operators.spark.rdd_reader import JobFiles
@@ -357,13 +368,13 @@ class RddJobWatcher:
         event, active = item.get(0), item.get(1)
         job_id = int(event.jobId())
         if active.isEmpty():
-            return self._facts(event, JobFiles(job_id, ended=True))
+            return JobFiles(job_id, ended=True)
         job = active.get()
         seq = self._t.java_class("scala.Option").apply(job.finalStage().rdd()).toList()
         output = _output_dir(self._t, job.finalStage())
-        return self._facts(event, JobFiles(job_id, tuple(_source_items(self._t, seq)), output))
+        return JobFiles(job_id, tuple(_source_items(self._t, seq)), output)
 
-    def _facts(self, event: Any, files: Any) -> Any:
+    def _facts(self, tags: frozenset[str], files: Any) -> Any:
         """``ExecutionFacts`` of a job that touched files (``files``: ``rdd_reader.JobFiles``)."""
         from lineage_operators.spark.plan_facts import ExecutionFacts, RelationFacts
 
@@ -381,7 +392,7 @@ class RddJobWatcher:
                 inputs[0].rows, inputs[0].size = totals.records_read, totals.bytes_read
         succeeded = totals is None or totals.succeeded
         return ExecutionFacts(
-            func_name="rddJob", succeeded=succeeded, inputs=inputs, outputs=outputs, tags=_job_tags(event)
+            func_name="rddJob", succeeded=succeeded, inputs=inputs, outputs=outputs, tags=tags
         )
 
 

@@ -1,10 +1,8 @@
 // Compiled at run time by Janino, once per JVM, by lineage_operators.spark.rdd_reader. Reads the
-// files of the RDD-only jobs a capture sees: each job when it starts, on the watcher's listener
-// thread (entry), so the queue holds a short record instead of the scheduler's ActiveJob; and the
-// queue's entries in one call at stop() (read). Most such jobs (Parquet schema merges, listings)
-// touch no file, and walking each one's RDD lineage from Python cost a dozen py4j round trips per
-// job on the task's thread. Same rules as the Python walk in lineage_operators.spark.rdd, which
-// stays the fallback.
+// files of the RDD-only jobs a capture queued, all jobs in one call: most such jobs (Parquet schema
+// merges, listings) touch no file, and walking each one's RDD lineage from Python cost a dozen py4j
+// round trips per job on the task's thread. Same rules as the Python walk in
+// lineage_operators.spark.rdd, which stays the fallback.
 // Janino compiles a subset of Java: no generics, lambdas or enhanced for loops here.
 package lineage_operators;
 
@@ -38,35 +36,12 @@ public class RddJobReader {
     private static final String ITEM = "\u001e";
     private static final String RECORD = "\u001c";
 
-    /** Levels of RDD dependencies walked at most (set from Python's rdd.MAX_DEPTH). */
-    private int maxDepth = 200;
-
-    public void setMaxDepth(int depth) {
-        maxDepth = depth;
-    }
-
     /**
-     * The watcher's queue entry for a job that just started (listener thread, JVM only): the
-     * event and the job's record, read now, so the queue never holds the scheduler's ActiveJob
-     * (its stages, RDD lineage and closures) until the capture stops. When the read fails, the
-     * entry keeps the Option of the ActiveJob for the reading at stop().
-     */
-    public List entry(Object event, Object jobMap) {
-        int jobId = ((SparkListenerJobStart) event).jobId();
-        scala.Option active = ((scala.collection.mutable.HashMap) jobMap).get(Integer.valueOf(jobId));
-        try {
-            return java.util.Arrays.asList(new Object[] {event, record(jobId, active, maxDepth)});
-        } catch (Throwable e) {
-            return java.util.Arrays.asList(new Object[] {event, active});
-        }
-    }
-
-    /**
-     * {@code items}: the watcher's queue entries, each a list of the job-start event and either
-     * its record (read by {@link #entry}) or the scheduler's {@code Option<ActiveJob>}. One record
-     * per entry, in order: "-" and the job id when the job ended before it could be read; "0" when
-     * it reads and writes no file; else "1", the job id, its input items (Hadoop's raw input-dir
-     * value, or a directory of a file scan) and its output directory ("" if none), separated as above.
+     * {@code items}: the watcher's queue entries, each a list of the job-start event and the
+     * scheduler's {@code Option<ActiveJob>}. One record per entry, in order:
+     * "-" and the job id when the job ended before it could be read; "0" when it reads and writes
+     * no file; else "1", the job id, its input items (Hadoop's raw input-dir value, or a directory
+     * of a file scan) and its output directory ("" if none), separated as above.
      */
     public String read(List items, int maxDepth) {
         StringBuilder out = new StringBuilder();
@@ -75,35 +50,28 @@ public class RddJobReader {
                 out.append(RECORD);
             }
             List item = (List) items.get(i);
-            Object held = item.get(1);
-            if (held instanceof String) {
-                out.append((String) held);
-            } else {
-                out.append(record(((SparkListenerJobStart) item.get(0)).jobId(), (scala.Option) held, maxDepth));
+            int jobId = ((SparkListenerJobStart) item.get(0)).jobId();
+            scala.Option active = (scala.Option) item.get(1);
+            if (active.isEmpty()) {
+                out.append("-").append(jobId);
+                continue;
             }
-        }
-        return out.toString();
-    }
-
-    private String record(int jobId, scala.Option active, int maxDepth) {
-        if (active.isEmpty()) {
-            return "-" + jobId;
-        }
-        Stage stage = ((ActiveJob) active.get()).finalStage();
-        ArrayList inputs = sources(stage.rdd(), maxDepth);
-        String output = outputDir(stage);
-        if (inputs.isEmpty() && output == null) {
-            return "0";
-        }
-        StringBuilder out = new StringBuilder();
-        out.append("1").append(jobId).append(FIELD);
-        for (int j = 0; j < inputs.size(); j++) {
-            if (j > 0) {
-                out.append(ITEM);
+            Stage stage = ((ActiveJob) active.get()).finalStage();
+            ArrayList inputs = sources(stage.rdd(), maxDepth);
+            String output = outputDir(stage);
+            if (inputs.isEmpty() && output == null) {
+                out.append("0");
+                continue;
             }
-            out.append((String) inputs.get(j));
+            out.append("1").append(jobId).append(FIELD);
+            for (int j = 0; j < inputs.size(); j++) {
+                if (j > 0) {
+                    out.append(ITEM);
+                }
+                out.append((String) inputs.get(j));
+            }
+            out.append(FIELD).append(output == null ? "" : output);
         }
-        out.append(FIELD).append(output == null ? "" : output);
         return out.toString();
     }
 
