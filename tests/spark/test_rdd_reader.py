@@ -96,9 +96,14 @@ def test_without_the_java_reader_the_python_walk_reads_the_same(
     queued: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, watcher, items, count = queued
-    with_reader = [_comparable(f) for f in watcher._read_jobs(items, count) if f is not None]
+
+    def read(items: Any, count: int) -> list[Any]:  # as the watcher does: files, then statistics
+        facts = (watcher._facts(tags, files) for tags, files in watcher._read_files(items, count))
+        return [_comparable(f) for f in facts if f is not None]
+
+    with_reader = read(items, count)
     monkeypatch.setattr(rdd_reader, "reader", lambda tools: None)
-    assert [_comparable(f) for f in watcher._read_jobs(items, count) if f is not None] == with_reader
+    assert read(items, count) == with_reader
     # five writes, the count over two directories, and the job pyspark's newAPIHadoopFile runs on its input
     assert len(with_reader) == 7, "\n".join(map(str, with_reader))
 

@@ -358,10 +358,6 @@ class RddJobWatcher:
                 log.warning("lineage capture: cannot read an RDD job: %s", describe(exc))
         return found
 
-    def _read_jobs(self, items: Any, count: int) -> list[Any]:
-        """:class:`ExecutionFacts` of queue entries (the reading and the statistics in one go)."""
-        return [f for f in (self._facts(tags, files) for tags, files in self._read_files(items, count)) if f]
-
     def _read_job(self, item: Any) -> Any:
         from lineage_operators.spark.rdd_reader import JobFiles
 
