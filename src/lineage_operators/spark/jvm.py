@@ -41,8 +41,11 @@ Step = tuple[Any, ...]
 class JvmTools:
     """Factory and cache of JVM-side functions for one py4j gateway."""
 
-    def __init__(self, gateway: Any) -> None:
+    def __init__(self, gateway: Any, *, fast: bool = True) -> None:
         self.gateway = gateway
+        #: the compiled ``jvm_src/Handles.java`` (one round trip per combinator), built on first
+        #: use; False where it cannot be compiled (or ``fast`` is off): then pure py4j calls
+        self._handles: Any = None if fast else False
         self.jvm = gateway.jvm
         inv = self.jvm.java.lang.invoke
         self._mh = inv.MethodHandles
@@ -64,6 +67,40 @@ class JvmTools:
         self._nothing = self._mh.dropArguments(
             self._mh.constant(obj, NONE), 0, [self.cls("java.lang.Throwable"), obj]
         )
+
+    def fast(self) -> Any:
+        """The JVM-side combinators (``jvm_src/Handles.java``), or None: compose by py4j calls.
+
+        Compiled on first use rather than here: :func:`tools_for` runs on the task's thread at
+        ``start()``, the set-up of the functions on the capture's reader thread."""
+        found = self._handles
+        if found is None:
+            from lineage_operators.spark import jvm_classes
+
+            with self._lock:
+                if self._handles is None:
+                    self._handles = (
+                        jvm_classes.compiled_instance(
+                            self,
+                            HANDLES_SOURCE,
+                            HANDLES_CLASS,
+                            "JVM-side functions are composed by py4j calls",
+                        )
+                        or False
+                    )
+                found = self._handles
+        return found or None
+
+    def seq(self, items: Sequence[Any]) -> Any:
+        """A JVM ``Object[]`` of ``items`` built by the compiled helper, eight per round trip."""
+        fast = self.fast()
+        if fast is None:
+            return self.array("java.lang.Object", items)
+        arr = None
+        for start in range(0, len(items), 8):
+            chunk = list(items[start : start + 8])
+            arr = fast.seq(arr, len(chunk), *(chunk + [None] * (8 - len(chunk))))
+        return arr if arr is not None else fast.seq(None, 0, *([None] * 8))
 
     # -- the Spark line ----------------------------------------------------------------------
 
@@ -101,7 +138,10 @@ class JvmTools:
     def has_class(self, name: str) -> bool:
         if name in self._classes:
             return True
+        fast = self.fast()
         try:
+            if fast is not None:
+                return bool(fast.hasClass(name))
             return bool(self.jvm.org.apache.spark.util.Utils.classIsLoadable(name))
         except Exception:
             return False
@@ -140,6 +180,15 @@ class JvmTools:
 
     def step(self, class_name: str, method: str, *bound: tuple[str, Any]) -> Any:
         """A handle calling ``method`` on its argument, with ``bound`` trailing arguments."""
+        fast = self.fast()
+        if fast is not None:
+            if not bound:
+                return fast.step0(class_name, method)
+            if len(bound) == 1:
+                return fast.step1(class_name, method, bound[0][0], bound[0][1])
+            return fast.step(
+                class_name, method, SEP.join(c for c, _ in bound), self.seq([v for _, v in bound])
+            )
         param_classes = self.array("java.lang.Class", [self.cls(c) for c, _ in bound])
         handle = self._lookup.unreflect(self.cls(class_name).getMethod(method, param_classes))
         if bound:
@@ -150,6 +199,10 @@ class JvmTools:
 
     def static(self, class_name: str, method: str, params: Sequence[str], *bound_tail: Any) -> Any:
         """A static method taking the argument first, then ``bound_tail``."""
+        fast = self.fast()
+        if fast is not None:
+            tail = self.seq(list(bound_tail)) if bound_tail else None
+            return fast.staticStep(class_name, method, SEP.join(params), tail)
         param_classes = self.array("java.lang.Class", [self.cls(c) for c in params])
         handle = self._lookup.unreflect(self.cls(class_name).getMethod(method, param_classes))
         if bound_tail:
@@ -158,18 +211,43 @@ class JvmTools:
 
     def chain(self, *steps: Step | Any) -> Any:
         """Compose getters left to right; a step is a tuple for :meth:`step` or a handle."""
+        fast = self.fast()
+        if fast is not None:
+            return self._fast_chain(fast, steps)
         handle = None
         for item in steps:
             nxt = self.step(*item) if isinstance(item, tuple) else item
             handle = nxt if handle is None else self._mh.filterReturnValue(handle, nxt)
         return handle
 
+    def _fast_chain(self, fast: Any, steps: Sequence[Step | Any]) -> Any:
+        handle = None
+        for item in steps:
+            if not isinstance(item, tuple):
+                handle = fast.then(handle, item)
+            elif len(item) == 2:
+                handle = fast.then0(handle, item[0], item[1])
+            elif len(item) == 3:
+                handle = fast.then1(handle, item[0], item[1], item[2][0], item[2][1])
+            else:
+                handle = fast.then(handle, self.step(*item))
+        return handle
+
     def safe(self, handle: Any) -> Any:
         """``handle`` with any exception turned into :data:`NONE`."""
+        fast = self.fast()
+        if fast is not None:
+            return fast.safe(handle)
         return self._mh.catchException(handle, self.cls("java.lang.Throwable"), self._nothing)
 
     def first(self, *handles: Any) -> Any:
         """The first handle that does not throw (the last one's failure gives :data:`NONE`)."""
+        fast = self.fast()
+        if fast is not None:
+            result = fast.safe(handles[-1])
+            for handle in reversed(handles[:-1]):
+                result = fast.orElse(handle, result)
+            return result
         result = self.safe(handles[-1])
         throwable = self.cls("java.lang.Throwable")
         for handle in reversed(handles[:-1]):
@@ -179,6 +257,9 @@ class JvmTools:
 
     def when(self, class_name: str, then: Any, otherwise: Any | None = None) -> Any:
         """``then`` if the argument is an instance of ``class_name``, else ``otherwise``/NONE."""
+        fast = self.fast()
+        if fast is not None:
+            return fast.when(class_name, then, otherwise)
         is_instance = self.part(
             "isInstance",
             lambda: self._lookup.findVirtual(
@@ -193,6 +274,12 @@ class JvmTools:
         return self._mh.guardWithTest(test, then, otherwise)
 
     def constant(self, value: Any) -> Any:
+        fast = self.fast()
+        if fast is not None:
+            if isinstance(value, (str, bool, int)) or value is None:
+                key = ("constant", type(value).__name__, value)
+                return self.part(key, lambda: fast.constant(value))
+            return fast.constant(value)
         obj = self.cls("java.lang.Object")
         if isinstance(value, (str, bool, int)) or value is None:
             key = ("constant", type(value).__name__, value)
@@ -201,6 +288,9 @@ class JvmTools:
 
     def text(self, handle: Any) -> Any:
         """``handle`` then ``String.valueOf``-like conversion; null becomes :data:`NONE`."""
+        fast = self.fast()
+        if fast is not None:
+            return fast.text(handle)
         to_string = self.part(
             "toString",
             lambda: self.static(
@@ -211,14 +301,23 @@ class JvmTools:
 
     def option_text(self, handle: Any) -> Any:
         """Text of the value inside a ``scala.Option`` (None gives :data:`NONE`)."""
+        fast = self.fast()
+        if fast is not None:
+            return fast.optionText(handle)
         return self.text(self.chain(handle, ("scala.Option", "get")))
 
     def mk_string(self, handle: Any, sep: str = SEP2) -> Any:
         """A Scala collection returned by ``handle`` joined with ``sep``."""
+        fast = self.fast()
+        if fast is not None:
+            return fast.mkString(handle, self.once(), sep)
         return self.text(self.chain(handle, (self.once(), "mkString", ("java.lang.String", sep))))
 
     def array_join(self, sep: str = ".") -> Any:
         """A handle joining a Java ``String[]`` argument with ``sep``."""
+        fast = self.fast()
+        if fast is not None:
+            return fast.arrayJoin(sep)
         join = self._lookup.findStatic(
             self.cls("java.lang.String"),
             "join",
@@ -237,6 +336,9 @@ class JvmTools:
 
         Uses ``Option.map`` + ``toList.mkString`` so an empty Option costs no exception.
         """
+        fast = self.fast()
+        if fast is not None:
+            return fast.optionMap(handle, inner, self.once())
         return self.text(
             self.chain(
                 handle,
@@ -248,6 +350,9 @@ class JvmTools:
 
     def record(self, fields: Sequence[Any], sep: str = SEP) -> Any:
         """One string per argument: the text of every field handle joined with ``sep``."""
+        fast = self.fast()
+        if fast is not None:
+            return fast.record(sep, self.seq(list(fields)))
         join = self.part(("join", sep, len(fields)), lambda: self._joiner(sep, len(fields)))
         join = self._mh.filterArguments(
             join, 0, self.array("java.lang.invoke.MethodHandle", [self.text(f) for f in fields])
@@ -273,10 +378,16 @@ class JvmTools:
         return join.asType(self._mt.methodType(obj, self.array("java.lang.Class", [obj] * count)))
 
     def identity(self) -> Any:
+        fast = self.fast()
+        if fast is not None:
+            return fast.identity()
         return self._mh.identity(self.cls("java.lang.Object"))
 
     def opt(self, handle: Any) -> Any:
         """Text of a ``scala.Option`` returned by ``handle``: its value, or "" when empty."""
+        fast = self.fast()
+        if fast is not None:
+            return fast.opt(handle, self.once())
         return self.text(
             self.chain(
                 handle,
@@ -287,6 +398,9 @@ class JvmTools:
 
     def builder(self, handle: Any) -> Any:
         """``handle``'s text wrapped in a ``java.lang.StringBuilder`` (read it with :meth:`read`)."""
+        fast = self.fast()
+        if fast is not None:
+            return fast.builder(handle)
         ctor = self.part(
             "StringBuilder",
             lambda: self._lookup.findConstructor(
@@ -316,6 +430,9 @@ class JvmTools:
 
     def function(self, handle: Any) -> Any:
         """A ``scala.Function1`` running ``handle`` inside the JVM."""
+        fast = self.fast()
+        if fast is not None:
+            return fast.function(handle)
         return self._proxies.asInterfaceInstance(self.cls("scala.Function1"), handle)
 
     # -- cache -------------------------------------------------------------------------------
@@ -329,6 +446,10 @@ class JvmTools:
                 self._functions[key] = found
             return found
 
+
+#: The compiled combinators (:meth:`JvmTools.fast`).
+HANDLES_SOURCE = "Handles.java"
+HANDLES_CLASS = "lineage_operators.Handles"
 
 _PRIMITIVES = {
     "boolean": "java.lang.Boolean",
