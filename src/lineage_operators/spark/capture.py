@@ -372,7 +372,7 @@ class SparkLineageCapture:
     def _read_run_facets(sc: Any) -> dict[str, Any]:
         from lineage_operators import facets as f
 
-        conf = sc.getConf()
+        conf = _context_conf(sc)
         try:
             user = sc.sparkUser()
         except Exception:
@@ -395,7 +395,7 @@ class SparkLineageCapture:
     def _read_naming(spark: Any, sc: Any) -> Any:
         from lineage_operators.spark.resolve import NamingContext
 
-        conf = sc.getConf()
+        conf = _context_conf(sc)
         warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
         metastore = None
         hive = conf.get("spark.sql.catalogImplementation", "in-memory") == "hive"
@@ -424,6 +424,13 @@ def _next_query_execution_id(tools: Any, jss: Any) -> int:
     except Exception as exc:
         log.debug("lineage capture: no QueryExecution id counter (%s); analysing a query", describe(exc))
         return int(jss.range(0).queryExecution().id())
+
+
+def _context_conf(sc: Any) -> Any:
+    """The context's own ``SparkConf``, to read a few keys: ``sc.getConf()`` copies every entry
+    into a new JVM ``SparkConf`` (about 4 py4j round trips per entry, twice at ``start()``)."""
+    conf = getattr(sc, "_conf", None)
+    return conf if conf is not None else sc.getConf()
 
 
 def _start_rdd_jobs(tools: Any, jsc: Any) -> Any:

@@ -193,9 +193,14 @@ def logical_rdd_locations(t: JvmTools, leaves: Any) -> list[str]:
 def _build_dispatch(t: JvmTools) -> Any:
     """(queue, job map, proxy, method, args) -> Object: the listener's ``InvocationHandler`` body.
 
-    Built once per JVM (hundreds of py4j calls); each capture only binds its queue and the
-    scheduler's job map (:meth:`RddJobWatcher.start`).
+    Built once per JVM; each capture only binds its queue and the scheduler's job map
+    (:meth:`RddJobWatcher.start`). Composed here by py4j calls it cost ~300 round trips on the task's
+    thread at the first ``start()``; the compiled helper (``Handles.rddDispatch``, the same
+    composition) builds it in one call.
     """
+    fast = t.fast()
+    if fast is not None:
+        return fast.rddDispatch()
     mh, mt, lookup, cls = t._mh, t._mt, t._lookup, t.cls
     obj, method, args_cls = (
         cls("java.lang.Object"),
@@ -290,14 +295,17 @@ class RddJobWatcher:
     def start(self) -> None:
         self._queue = self._t.java_class("java.util.concurrent.LinkedBlockingQueue")()
         dispatch = self._t.cached("rdd.dispatch", _build_dispatch)
-        bound = self._t._mh.insertArguments(
-            dispatch,
-            0,
-            self._t.array("java.lang.Object", [self._queue, self._sc.dagScheduler().jobIdToActiveJob()]),
-        )
-        handler = self._t._proxies.asInterfaceInstance(
-            self._t.cls("java.lang.reflect.InvocationHandler"), bound
-        )
+        jobs = self._sc.dagScheduler().jobIdToActiveJob()
+        fast = self._t.fast()
+        if fast is not None:
+            handler = fast.rddHandler(dispatch, self._queue, jobs)
+        else:
+            bound = self._t._mh.insertArguments(
+                dispatch, 0, self._t.array("java.lang.Object", [self._queue, jobs])
+            )
+            handler = self._t._proxies.asInterfaceInstance(
+                self._t.cls("java.lang.reflect.InvocationHandler"), bound
+            )
         interfaces, loader = self._t.cached("rdd.proxy_types", _proxy_types)
         proxy = self._t.java_class("java.lang.reflect.Proxy")
         self._listener = proxy.newProxyInstance(loader, interfaces, handler)
