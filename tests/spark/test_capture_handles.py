@@ -10,6 +10,7 @@ on. Python's collector is off in these tests, so only an explicit release can fr
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,16 @@ def _weak(spark: Any, obj: Any) -> Any:
     return spark.sparkContext._gateway.jvm.java.lang.ref.WeakReference(obj)
 
 
-def _collected(spark: Any, refs: list[Any]) -> list[bool]:
-    spark.sparkContext._gateway.jvm.java.lang.System.gc()
-    return [ref.get() is None for ref in refs]
+def _collected(spark: Any, refs: list[Any], wait_s: float = 15.0) -> list[bool]:
+    """Whether the JVM collected each weakly referenced object; py4j sends releases from a worker
+    thread that polls every second, so this retries for a while."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        spark.sparkContext._gateway.jvm.java.lang.System.gc()
+        collected = [ref.get() is None for ref in refs]
+        if all(collected) or time.monotonic() > deadline:
+            return collected
+        time.sleep(0.5)
 
 
 def test_read_executions_are_released(spark: Any, tmp_path: Path, no_cyclic_gc: None) -> None:
