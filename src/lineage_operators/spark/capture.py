@@ -56,6 +56,7 @@ from lineage_operators._logging import get_logger
 from lineage_operators.capture_settings import DEFAULT_CAPTURE_TIMEOUT
 from lineage_operators.model import LineageDataset
 from lineage_operators.spark._errors import describe
+from lineage_operators.spark.handles import release
 
 log = get_logger(__name__)
 
@@ -281,6 +282,9 @@ class SparkLineageCapture:
             log.warning("lineage capture: cannot read a %s execution: %s", func_name, describe(exc))
             return
         finally:
+            # the handle is in a py4j reference cycle: without this, the JVM keeps the execution
+            # (its executed plan, a broadcast join's relation) until Python's next full collection
+            release(qe)
             self._read_rdd_jobs()
         if facts is None or self._abandoned():
             return  # stop() gave up on this read: its result belongs to no event

@@ -26,6 +26,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
+from lineage_operators.spark.handles import release
 from lineage_operators.spark.job_statistics import job_totals
 from lineage_operators.spark.jvm import NONE, SEP, JvmTools, split_list
 
@@ -330,9 +331,12 @@ class RddJobWatcher:
             if self._queue.isEmpty():
                 return True
             items = self._t.java_class("java.util.ArrayList")()
-            count = int(self._queue.drainTo(items))
-            if count:
-                self._read.extend(self._read_files(items, count))
+            try:
+                count = int(self._queue.drainTo(items))
+                if count:
+                    self._read.extend(self._read_files(items, count))
+            finally:
+                release(items)  # py4j keeps the jobs (stages, RDDs, closures) while it is bound
             return True
         finally:
             self._lock.release()
@@ -356,14 +360,17 @@ class RddJobWatcher:
             except Exception as exc:
                 log.info("lineage capture: reading RDD jobs from Python: %s", describe(exc))
             else:
-                return [(_job_tags(items.get(i).get(0)), f) for i, f in enumerate(files) if f is not None]
+                return [(_item_tags(items, i), f) for i, f in enumerate(files) if f is not None]
         found = []
         for index in range(count):
+            item = None
             try:
                 item = items.get(index)
                 found.append((_job_tags(item.get(0)), self._read_job(item)))
             except Exception as exc:
                 log.warning("lineage capture: cannot read an RDD job: %s", describe(exc))
+            finally:
+                release(item)
         return found
 
     def _read_job(self, item: Any) -> Any:
@@ -398,6 +405,17 @@ class RddJobWatcher:
         return ExecutionFacts(
             func_name="rddJob", succeeded=succeeded, inputs=inputs, outputs=outputs, tags=tags
         )
+
+
+def _item_tags(items: Any, index: int) -> frozenset[str]:
+    """The tags of the job at ``index`` of the drained queue, releasing the handles it took."""
+    item = event = None
+    try:
+        item = items.get(index)
+        event = item.get(0)
+        return _job_tags(event)
+    finally:
+        release(event, item)
 
 
 def _job_tags(event: Any) -> frozenset[str]:
