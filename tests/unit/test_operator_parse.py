@@ -119,7 +119,10 @@ def test_serialization_keeps_given_values_and_omits_defaults():
     assert tasks["given"]["outputs"] == "/out/{{ ds }}"
     for name in ("conn_id", "master", "config_kwargs", "inputs", "outputs"):
         assert name not in tasks["default"]
-        assert name in tasks["default"]["template_fields"]
+        # a field holding None is listed on the task only once it has a value (TemplateFields)
+        assert name not in tasks["default"]["template_fields"]
+    given_fields = ["templates_dict", "op_args", "op_kwargs", "master", "outputs"]
+    assert tasks["given"]["template_fields"] == given_fields
     restored = DagSerialization.from_dict(DagSerialization.to_dict(dag))
     assert restored.get_task("given").master == "{{ var.value.master }}"
 
@@ -158,3 +161,70 @@ def test_a_dag_file_with_the_operator_loads_only_its_module_and_the_mixin():
         "lineage_operators.operators",
         "lineage_operators.operators.pyspark",
     ]
+
+
+def test_a_task_lists_the_optional_template_fields_that_hold_a_value():
+    """Airflow pays per listed template field at every parse (~31k CPU instructions a field and
+    task); a field holding None has nothing to render, so it is listed only once it holds a value."""
+    from airflow.providers.standard.operators.python import PythonOperator
+
+    every = (*PythonOperator.template_fields, "conn_id", "master", "config_kwargs", "inputs", "outputs")
+    assert tuple(LineageAwarePySparkOperator.template_fields) == every
+    with make_dag():
+        upstream = LineageAwarePySparkOperator(task_id="up", python_callable=job)
+        op = LineageAwarePySparkOperator(task_id="t", python_callable=job, inputs="/in/{{ ds }}")
+    assert op.template_fields == (*PythonOperator.template_fields, "inputs")
+    op.master = "{{ params.master }}"  # given after __init__: templated all the same
+    op.outputs = upstream.output  # an XComArg: sets the upstream as for any template field
+    assert op.template_fields == (*PythonOperator.template_fields, "master", "inputs", "outputs")
+    assert op.upstream_task_ids == {"up"}
+    op.outputs = None
+    op.render_template_fields({"params": {"master": "local[2]"}, "ds": "2026-01-02"})
+    assert (op.master, op.inputs) == ("local[2]", "/in/2026-01-02")
+
+
+def test_a_subclass_default_is_templated():
+    class Internal(LineageAwarePySparkOperator):
+        master = "{{ params.master }}"
+
+        def run_spark(self, spark, context):
+            return None
+
+    op = Internal(task_id="t")
+    assert "master" in op.template_fields
+    op.render_template_fields({"params": {"master": "local[1]"}})
+    assert op.master == "local[1]"
+
+
+def test_default_args_reach_python_operator_arguments_through_one_init_level():
+    """The operator's __init__ runs PythonOperator's without its Airflow wrapper (one level less
+    per task at every parse); its own wrapper must then give PythonOperator's arguments their
+    default_args."""
+    from lineage_operators.operators import pyspark
+
+    assert pyspark._PYTHON_OPERATOR_INIT is not None  # this Airflow: the short path is taken
+    default_args = {
+        "op_kwargs": {"day": "{{ ds }}"},
+        "op_args": [1],
+        "templates_dict": {"k": "v"},
+        "show_return_value_in_logs": False,
+        "python_callable": job,
+    }
+    with make_dag(default_args=default_args):
+        op = LineageAwarePySparkOperator(task_id="t")
+    assert (op.op_kwargs, list(op.op_args), op.templates_dict) == ({"day": "{{ ds }}"}, [1], {"k": "v"})
+    assert op.show_return_value_in_logs is False
+    assert op.python_callable is job
+
+
+def test_without_the_short_path_the_usual_init_chain_runs(monkeypatch):
+    """Another Airflow (wrapper of another shape, PythonOperator with more arguments): the
+    operator falls back to ``super().__init__`` and behaves the same."""
+    from lineage_operators.operators import pyspark
+
+    monkeypatch.setattr(pyspark, "_PYTHON_OPERATOR_INIT", None)
+    with make_dag(default_args={"show_return_value_in_logs": False, "conn_id": "spark_batch"}):
+        op = LineageAwarePySparkOperator(task_id="t", python_callable=job, outputs="/out")
+    assert (op.show_return_value_in_logs, op.conn_id, op.outputs) == (False, "spark_batch", "/out")
+    with make_dag(), pytest.raises(ValueError, match="outputs: 'relative' is neither"):
+        LineageAwarePySparkOperator(task_id="u", python_callable=job, outputs="relative")

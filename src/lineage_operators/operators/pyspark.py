@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.standard.operators.python import PythonOperator
 
-from lineage_operators.mixin import OpenLineageMixin
+from lineage_operators.mixin import OpenLineageMixin, validate_declared
 
 # Everything else of this package is imported where it is needed: a DAG file importing the
 # operator loads only this module and the mixin (a module costs ~0.1 ms to import, which the
@@ -63,6 +63,13 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     """
 
     template_fields: Sequence[str] = (*PythonOperator.template_fields, "conn_id", "master", "config_kwargs")
+    # templated, and listed on a task only when given a value: see ``TemplateFields``
+    template_fields_when_set = (
+        *OpenLineageMixin.template_fields_when_set,
+        "conn_id",
+        "master",
+        "config_kwargs",
+    )
     ui_color = "#e3f1f8"
 
     # The arguments' defaults; ``__init__`` sets an instance attribute only for a value given.
@@ -88,6 +95,11 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         column_lineage_max_columns: int | None = None,
         op_args: Sequence[Any] | None = None,
         op_kwargs: Mapping[str, Any] | None = None,
+        templates_dict: dict[str, Any] | None = None,
+        templates_exts: Sequence[str] | None = None,
+        show_return_value_in_logs: bool = True,
+        inputs: Any = None,
+        outputs: Any = None,
         **kwargs: Any,
     ) -> None:
         if python_callable is None:
@@ -124,7 +136,21 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
                 column_lineage_max_columns,
                 owner=type(self).__name__,
             )
-        super().__init__(python_callable=python_callable, op_args=op_args, op_kwargs=op_kwargs, **kwargs)
+        # One level for this class, the mixin's and PythonOperator's arguments: see _python_init.
+        _python_init(self)(
+            self,
+            python_callable=python_callable,
+            op_args=op_args,
+            op_kwargs=op_kwargs,
+            templates_dict=templates_dict,
+            templates_exts=templates_exts,
+            show_return_value_in_logs=show_return_value_in_logs,
+            **kwargs,
+        )
+        if inputs is not None:
+            self.inputs = validate_declared(inputs, "inputs")
+        if outputs is not None:
+            self.outputs = validate_declared(outputs, "outputs")
         # Only values that differ from the class defaults become instance attributes: each
         # assignment goes through BaseOperator.__setattr__ (~1.5 us), and a DAG file may define
         # hundreds of these tasks. Reading, templating and serializing see the same values.
@@ -269,6 +295,38 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     def _finish_capture(self, capture: LineageCapture | None) -> None:
         if capture is not None:
             self.lineage.add_capture(capture)
+
+
+def _unwrapped_python_operator_init() -> Callable[..., None] | None:
+    """``PythonOperator.__init__`` without the ``apply_defaults`` wrapper of Airflow's metaclass,
+    when this operator's own wrapper already does all that wrapper does for it; else None.
+
+    Airflow wraps the ``__init__`` of every operator class: each level merges ``default_args``
+    and deep-copies the DAG's params (~70k CPU instructions a task at every parse). This class's
+    wrapper fills ``default_args`` for every argument of its signature, which names all of
+    ``PythonOperator``'s, and hands the merged ``default_args`` / ``params`` down to
+    ``BaseOperator``'s wrapper as the skipped level would; ``__init__`` runs the mixin's argument
+    checks itself. If Airflow's wrapper changes shape or ``PythonOperator`` gains an argument, the
+    normal ``super().__init__`` chain runs."""
+    wrapper = PythonOperator.__init__
+    unwrapped = getattr(wrapper, "__wrapped__", None)
+    theirs = getattr(wrapper, "_BaseOperatorMeta__param_names", None)
+    ours = getattr(LineageAwarePySparkOperator.__init__, "_BaseOperatorMeta__param_names", None)
+    if unwrapped is None or not isinstance(theirs, set) or not isinstance(ours, set) or not theirs <= ours:
+        return None
+    return unwrapped  # type: ignore[no-any-return]
+
+
+_PYTHON_OPERATOR_INIT = _unwrapped_python_operator_init()
+
+
+def _python_init(task: LineageAwarePySparkOperator) -> Callable[..., None]:
+    """The ``__init__`` to run after this class's: ``PythonOperator``'s own when it is next in the
+    task's MRO (after the mixin, whose ``__init__`` this class's replaces), else the usual chain."""
+    mro = type(task).__mro__
+    if _PYTHON_OPERATOR_INIT is not None and mro[mro.index(PythonOperator) - 1] is OpenLineageMixin:
+        return _PYTHON_OPERATOR_INIT
+    return super(OpenLineageMixin, task).__init__.__func__  # type: ignore[attr-defined, no-any-return]
 
 
 def _log() -> logging.Logger:
