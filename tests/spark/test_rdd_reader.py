@@ -133,3 +133,73 @@ def test_the_reader_thread_reads_queued_jobs_between_executions(spark: Any, tmp_
     finally:
         result = capture.stop()
     assert any(d.name == str(tmp_path / "out") for d in result.outputs), result.outputs
+
+
+def test_a_drain_takes_and_reads_the_queue_in_one_call(queued: Any) -> None:
+    """``RddJobReader.drain`` answers what ``read`` answers for the same entries, with each
+    file-touching job's tags, and leaves the queue empty."""
+    tools, _, items, count = queued
+    reader = rdd_reader.reader(tools)
+    assert reader is not None, "RddJobReader.java did not compile"
+    queue = tools.jvm.java.util.concurrent.LinkedBlockingQueue(items)
+    drained = rdd_reader.parse_drained(str(reader.drain(queue, MAX_DEPTH)))
+    read = rdd_reader.parse(str(reader.read(items, MAX_DEPTH)), count)
+    assert int(queue.size()) == 0
+    assert [(f.job_id, f.input_items, f.output) if f else None for f in drained] == [
+        (f.job_id, f.input_items, f.output) if f else None for f in read
+    ]
+    assert [f.tags for f in drained if f] == [_tags(items, i) for i, f in enumerate(read) if f]
+    assert str(reader.drain(queue, MAX_DEPTH)) == ""
+
+
+def test_reading_the_queue_after_an_execution_costs_one_round_trip(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader thread reads the queue after every execution it reads, and most DataFrame tasks
+    queue jobs that touch no file (a Parquet read's schema job): one call, empty or not."""
+    from py4j import clientserver
+
+    tools = tools_for(spark.sparkContext._gateway)
+    watcher = RddJobWatcher(tools, spark.sparkContext._jsc)
+    watcher.start()
+    try:
+        assert watcher.read_queued()  # compiles the reader on first use
+        trips = []
+        send = clientserver.ClientServerConnection.send_command
+
+        def counting(connection: Any, *args: Any, **kwargs: Any) -> Any:
+            trips.append(args[0][:1] if args else "")
+            return send(connection, *args, **kwargs)
+
+        spark.sparkContext.parallelize(range(10), 2).count()  # an RDD-only job that touches no file
+        assert lst.drain(spark.sparkContext._jsc, 30)
+        assert int(watcher._queue.size()) == 1
+        monkeypatch.setattr(clientserver.ClientServerConnection, "send_command", counting)
+        assert watcher.read_queued()
+        assert watcher.read_queued()  # and again, empty
+        monkeypatch.undo()
+    finally:
+        watcher.stop()
+    assert len(trips) == 2, trips
+    assert int(watcher._queue.size()) == 0
+
+
+def test_jobs_tagged_in_the_task_keep_their_tags_through_the_drain(spark: Any, tmp_path: Path) -> None:
+    sc = spark.sparkContext
+    if not hasattr(sc, "addJobTag"):
+        pytest.skip("SparkContext.addJobTag is Spark 3.5+")
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "a.txt").write_text("a\n")
+    tools = tools_for(sc._gateway)
+    watcher = RddJobWatcher(tools, sc._jsc)
+    watcher.start()
+    sc.addJobTag("lineage-test-tag")
+    try:
+        sc.textFile(str(source)).saveAsTextFile(str(tmp_path / "out"))
+        assert lst.drain(sc._jsc, 30)
+    finally:
+        sc.removeJobTag("lineage-test-tag")
+        watcher.stop()
+    facts = watcher.executions()
+    assert [f.tags for f in facts] == [frozenset({"lineage-test-tag"})]

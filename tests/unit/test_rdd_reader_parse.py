@@ -44,3 +44,19 @@ def test_hadoop_input_dir_values_are_split_into_locations() -> None:
         "/in/c",
         "/in/with,comma",
     ]
+
+
+def test_a_drained_answer_carries_its_count_and_the_tags_of_jobs_that_touched_files() -> None:
+    from lineage_operators.spark.rdd_reader import parse_drained
+
+    text = "3" + RECORD + RECORD.join(["0", f"14{FIELD}/in{FIELD}/out{FIELD}a,b", "!5"])
+    assert parse_drained(text) == [
+        None,
+        JobFiles(4, ("/in",), "/out", tags=frozenset({"a", "b"})),
+        JobFiles(5, unreadable=True),
+    ]
+    assert parse_drained("") == []
+    with pytest.raises(ValueError, match="unexpected drain"):
+        parse_drained("2" + RECORD + "0")
+    with pytest.raises(ValueError, match="RddJobReader answered"):
+        parse_drained("1" + RECORD + f"14{FIELD}/in{FIELD}/out{FIELD}a{FIELD}b")

@@ -328,18 +328,37 @@ class RddJobWatcher:
         if self._queue is None or not self._lock.acquire(timeout=wait_s):
             return False
         try:
-            if self._queue.isEmpty():
-                return True
-            items = self._t.java_class("java.util.ArrayList")()
-            try:
-                count = int(self._queue.drainTo(items))
-                if count:
-                    self._read.extend(self._read_files(items, count))
-            finally:
-                release(items)  # py4j keeps the jobs (stages, RDDs, closures) while it is bound
+            drained = self._drain_in_jvm()
+            self._read.extend(self._drain_from_python() if drained is None else drained)
             return True
         finally:
             self._lock.release()
+
+    def _drain_in_jvm(self) -> list[tuple[frozenset[str], Any]] | None:
+        """Take and read every queued job in one JVM call (``RddJobReader.drain``): the reader thread
+        asks after each execution, so an empty queue must cost one round trip and no handle; None
+        without the compiled reader."""
+        from lineage_operators.spark import rdd_reader
+
+        reader = rdd_reader.reader(self._t)
+        if reader is None:
+            return None
+        try:
+            files = rdd_reader.parse_drained(str(reader.drain(self._queue, MAX_DEPTH)))
+        except Exception as exc:
+            log.warning("lineage capture: cannot read RDD jobs: %s", describe(exc))
+            return []
+        return [(f.tags, f) for f in files if f is not None]
+
+    def _drain_from_python(self) -> list[tuple[frozenset[str], Any]]:
+        if self._queue.isEmpty():
+            return []
+        items = self._t.java_class("java.util.ArrayList")()
+        try:
+            count = int(self._queue.drainTo(items))
+            return self._read_files(items, count) if count else []
+        finally:
+            release(items)  # py4j keeps the jobs (stages, RDDs, closures) while it is bound
 
     def executions(self, wait_s: float = -1) -> list[Any]:
         """:class:`ExecutionFacts` of the RDD jobs queued so far (call after draining the bus)."""
@@ -392,6 +411,9 @@ class RddJobWatcher:
         if files.ended:
             log.info("lineage capture: RDD job %d ended before it could be read", files.job_id)
             return None
+        if files.unreadable:
+            log.warning("lineage capture: cannot read RDD job %d", files.job_id)
+            return None
         inputs = [RelationFacts(location=loc) for loc in locations_of(files.input_items)]
         outputs = [RelationFacts(location=files.output)] if files.output else []
         if not inputs and not outputs:
@@ -420,11 +442,13 @@ def _item_tags(items: Any, index: int) -> frozenset[str]:
 
 def _job_tags(event: Any) -> frozenset[str]:
     """The job's tags (``SparkContext.addJobTag``, joined with commas in its properties)."""
+    from lineage_operators.spark.rdd_reader import job_tags
+
     try:
         value = event.properties().getProperty(_JOB_TAGS)
     except Exception:
         return frozenset()
-    return frozenset(tag for tag in str(value).split(",") if tag) if value else frozenset()
+    return job_tags(str(value) if value else None)
 
 
 def _output_dir(t: JvmTools, stage: Any) -> str | None:

@@ -27,6 +27,9 @@ class JobFiles:
     input_items: tuple[str, ...] = ()
     output: str | None = None
     ended: bool = False
+    #: ``spark.job.tags`` of a job that touched files (:func:`parse_drained` only)
+    tags: frozenset[str] = frozenset()
+    unreadable: bool = False
 
 
 def reader(tools: JvmTools) -> Any:
@@ -46,15 +49,42 @@ def parse(text: str, count: int) -> list[JobFiles | None]:
         raise ValueError(f"RddJobReader answered an unexpected record: {exc}") from None
 
 
+def parse_drained(text: str) -> list[JobFiles | None]:
+    """Pure: ``RddJobReader.drain``'s answer (the entry count, then :func:`parse`'s records, with
+    the tags of jobs that touched files); ``[]`` when nothing was queued."""
+    if not text:
+        return []
+    count, _, records = text.partition(RECORD)
+    try:
+        return parse(records, int(count))
+    except ValueError as exc:
+        raise ValueError(f"RddJobReader answered an unexpected drain: {exc}") from None
+
+
+def job_tags(value: str | None) -> frozenset[str]:
+    """Pure: the tags in a job's ``spark.job.tags`` property (``SparkContext.addJobTag``, joined
+    with commas)."""
+    return frozenset(tag for tag in value.split(",") if tag) if value else frozenset()
+
+
 def _record(record: str) -> JobFiles | None:
     if record.startswith("-"):
         return JobFiles(job_id=int(record[1:]), ended=True)
+    if record.startswith("!"):
+        return JobFiles(job_id=int(record[1:]), unreadable=True)
     if record == "0":
         return None
     if not record.startswith("1"):
         raise ValueError(repr(record[:40]))
-    job_id, inputs, output = record[1:].split(FIELD)
-    return JobFiles(int(job_id), tuple(item for item in inputs.split(ITEM) if item), output or None)
+    job_id, inputs, output, *tags = record[1:].split(FIELD)
+    if len(tags) > 1:
+        raise ValueError(repr(record[:40]))
+    return JobFiles(
+        int(job_id),
+        tuple(item for item in inputs.split(ITEM) if item),
+        output or None,
+        tags=job_tags(tags[0]) if tags else frozenset(),
+    )
 
 
-__all__ = ["JobFiles", "parse", "reader"]
+__all__ = ["JobFiles", "job_tags", "parse", "parse_drained", "reader"]

@@ -27,6 +27,7 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile;
 public class RddJobReader {
     private static final String INPUT_DIR = "mapreduce.input.fileinputformat.inputdir";
     private static final String OUTPUT_DIR = "mapreduce.output.fileoutputformat.outputdir";
+    private static final String TAGS = "spark.job.tags";
     private static final String[] WRITE_CONFIGS = new String[] {
         "org.apache.spark.internal.io.HadoopMapRedWriteConfigUtil",
         "org.apache.spark.internal.io.HadoopMapReduceWriteConfigUtil"
@@ -39,38 +40,67 @@ public class RddJobReader {
     /**
      * {@code items}: the watcher's queue entries, each a list of the job-start event and the
      * scheduler's {@code Option<ActiveJob>}. One record per entry, in order:
-     * "-" and the job id when the job ended before it could be read; "0" when it reads and writes
-     * no file; else "1", the job id, its input items (Hadoop's raw input-dir value, or a directory
+     * "-" and the job id when the job ended before it could be read, "!" and the job id when reading
+     * it failed; "0" when it reads and writes no file; else "1", the job id, its input items (Hadoop's raw input-dir value, or a directory
      * of a file scan) and its output directory ("" if none), separated as above.
      */
     public String read(List items, int maxDepth) {
+        return records(items, maxDepth, false);
+    }
+
+    /**
+     * Takes every entry of the watcher's {@code queue} and reads them, in one call: the reader
+     * thread asks after each execution, and most answers are "nothing queued". "" when the queue
+     * was empty; else the number of entries, RECORD, and read()'s records, where a job that
+     * touched files also carries FIELD and its tags (the raw "spark.job.tags" property).
+     */
+    public String drain(java.util.concurrent.BlockingQueue queue, int maxDepth) {
+        if (queue.isEmpty()) {
+            return "";
+        }
+        ArrayList items = new ArrayList();
+        int count = queue.drainTo(items);
+        return count == 0 ? "" : count + RECORD + records(items, maxDepth, true);
+    }
+
+    private String records(List items, int maxDepth, boolean withTags) {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < items.size(); i++) {
             if (i > 0) {
                 out.append(RECORD);
             }
             List item = (List) items.get(i);
-            int jobId = ((SparkListenerJobStart) item.get(0)).jobId();
-            scala.Option active = (scala.Option) item.get(1);
-            if (active.isEmpty()) {
-                out.append("-").append(jobId);
-                continue;
+            SparkListenerJobStart event = (SparkListenerJobStart) item.get(0);
+            try {
+                out.append(record(event, (scala.Option) item.get(1), maxDepth, withTags));
+            } catch (Exception e) {
+                out.append("!").append(event.jobId()); // one job that cannot be read, not the others
             }
-            Stage stage = ((ActiveJob) active.get()).finalStage();
-            ArrayList inputs = sources(stage.rdd(), maxDepth);
-            String output = outputDir(stage);
-            if (inputs.isEmpty() && output == null) {
-                out.append("0");
-                continue;
+        }
+        return out.toString();
+    }
+
+    private String record(SparkListenerJobStart event, scala.Option active, int maxDepth, boolean withTags) {
+        if (active.isEmpty()) {
+            return "-" + event.jobId();
+        }
+        Stage stage = ((ActiveJob) active.get()).finalStage();
+        ArrayList inputs = sources(stage.rdd(), maxDepth);
+        String output = outputDir(stage);
+        if (inputs.isEmpty() && output == null) {
+            return "0";
+        }
+        StringBuilder out = new StringBuilder("1").append(event.jobId()).append(FIELD);
+        for (int j = 0; j < inputs.size(); j++) {
+            if (j > 0) {
+                out.append(ITEM);
             }
-            out.append("1").append(jobId).append(FIELD);
-            for (int j = 0; j < inputs.size(); j++) {
-                if (j > 0) {
-                    out.append(ITEM);
-                }
-                out.append((String) inputs.get(j));
-            }
-            out.append(FIELD).append(output == null ? "" : output);
+            out.append((String) inputs.get(j));
+        }
+        out.append(FIELD).append(output == null ? "" : output);
+        if (withTags) {
+            String tags = event.properties() == null ? null : event.properties().getProperty(TAGS);
+            out.append(FIELD).append(tags == null ? "" : tags);
         }
         return out.toString();
     }
