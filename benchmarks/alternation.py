@@ -1,7 +1,10 @@
-"""A B A B ...: both sides share every slow drift of a busy machine, so their ratio stays honest.
+"""A B, B A, A B ...: both sides share every slow drift of a busy machine, so their ratio stays honest.
 
 Absolute seconds on a shared 2-core machine move by tens of percent as other jobs come and go;
-running the sides in strict alternation and comparing medians cancels most of that.
+running the sides alternately and comparing medians cancels most of that. The order turns every
+round (counterbalanced): in one JVM both sides keep getting faster for several rounds as its JIT
+compiler warms up, and with a fixed order the side that always runs second would always run on a
+warmer JVM (under a linear drift, each side's mean position is now the same).
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ def alternate(
     concurrent: bool = False,
     concurrent_warmup: bool = False,
 ) -> dict[str, list[T]]:
-    """Call ``run(side, round)`` for each side in turn, ``warmup_rounds + rounds`` times.
+    """Call ``run(side, round)`` for each side in turn, ``warmup_rounds + rounds`` times, in
+    ``sides`` order in even rounds and reversed in odd ones (:func:`round_order`).
 
     Warm-up rounds (JVM start, JIT, page cache) are run the same way and discarded.
     ``concurrent`` runs a round's sides at the same time instead (only for ``--tiny``, where
@@ -52,11 +56,18 @@ def alternate(
             with ThreadPoolExecutor(max_workers=len(sides)) as pool:
                 outcomes = list(pool.map(timed, sides, [number] * len(sides)))
         else:
-            outcomes = [timed(side, number) for side in sides]
+            order = round_order(sides, number)
+            by_side = {side: timed(side, number) for side in order}
+            outcomes = [by_side[side] for side in sides]
         if number >= warmup_rounds:
             for side, outcome in zip(sides, outcomes, strict=True):
                 kept[side].append(outcome)
     return kept
+
+
+def round_order(sides: Sequence[str], number: int) -> list[str]:
+    """The order of the sides in round ``number``: as given in even rounds, reversed in odd ones."""
+    return list(sides) if number % 2 == 0 else list(reversed(sides))
 
 
 def median(values: Sequence[float]) -> float:
