@@ -92,8 +92,8 @@ def test_plan_leaf_column_guard_from_the_config(
 
 
 def test_capture_reader_gets_the_plan_leaf_column_guard() -> None:
-    from lineage_operators.spark.capture import _column_reader
+    from lineage_operators.spark.capture_setup import column_reader
 
-    reader = _column_reader(object(), ColumnLineageSettings(max_columns=9, max_plan_leaf_columns=42))
+    reader = column_reader(object(), ColumnLineageSettings(max_columns=9, max_plan_leaf_columns=42))
     assert (reader._max_columns, reader._max_leaf_columns) == (9, 42)
-    assert _column_reader(object(), ColumnLineageSettings(enabled=False)) is None
+    assert column_reader(object(), ColumnLineageSettings(enabled=False)) is None

@@ -15,7 +15,8 @@ How it works:
 
 * ``start()`` drains the listener bus (so executions that ended before the task are delivered to
   nobody), records two watermarks -- the newest SQL execution id in Spark's SQL status store and
-  the next ``QueryExecution`` id -- then registers a py4j ``QueryExecutionListener``.
+  the next ``QueryExecution`` id -- then registers a py4j ``QueryExecutionListener``. What it reads
+  from the session, and starts beside the listener, is :mod:`.capture_setup`'s.
 * Each callback (on Spark's listener-bus thread) only hands the execution's py4j handle over to
   the capture's reader thread (:class:`~lineage_operators.spark.listener.HandOver`) and returns:
   no JVM call, so a slow or hung read never holds up the listener bus or ``SparkContext.stop()``.
@@ -55,16 +56,11 @@ from typing import Any
 from lineage_operators._logging import get_logger
 from lineage_operators.capture_settings import DEFAULT_CAPTURE_TIMEOUT
 from lineage_operators.model import LineageDataset
+from lineage_operators.spark import capture_setup as setup
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.handles import release
 
 log = get_logger(__name__)
-
-# The provider sets ``processing_engine`` (Airflow) on every task event after our facets, so the
-# Spark engine that ran the task is reported under its own key, with the same standard facet.
-SPARK_ENGINE_FACET = "spark_processingEngine"
-#: This package's version (``spark_processingEngine.openlineageAdapterVersion`` is the client's).
-LINEAGE_OPERATORS_FACET = "lineageOperators"
 
 #: How long capture may add to a task after the user's job ended (draining Spark's listener bus,
 #: reading what it delivered): :mod:`lineage_operators.capture_settings`.
@@ -154,25 +150,25 @@ class SparkLineageCapture:
         sc = spark.sparkContext
         self._gateway = sc._gateway
         self._tools = tools_for(self._gateway)
-        self._columns = _column_reader(self._tools, self._columns_settings)
+        self._columns = setup.column_reader(self._tools, self._columns_settings)
         self._reader = PlanReader(self._tools, jss, redact_url, self._columns)
-        self._run_facets = self._read_run_facets(sc)
+        self._run_facets = setup.read_run_facets(sc)
         self._app_id = str(self._run_facets["spark_applicationDetails"].applicationId)
         start_recording(self._tools, sc._jsc, self._app_id)  # lines: the status store's join key
-        self._naming = self._read_naming(spark, sc)
+        self._naming = setup.read_naming(spark, sc)
         if not lst.drain(sc._jsc, START_DRAIN_TIMEOUT):
             log.info("lineage capture: listener bus still busy at start; relying on execution ids")
-        self._exec_watermark = self._last_execution_id(jss)
-        self._qe_watermark = _next_query_execution_id(self._tools, jss)
+        self._exec_watermark = setup.last_sql_execution_id(jss)
+        self._qe_watermark = setup.next_query_execution_id(self._tools, jss)
         # started before the task's threads are claimed: the reader is no thread of the task
         self._handover = lst.HandOver(
-            self._on_execution, self._close_columns, on_start=lambda: _activate(self._tools, jss)
+            self._on_execution, self._close_columns, on_start=lambda: setup.activate_session(self._tools, jss)
         )
         lst.acquire_callback_server(self._gateway)
         self._listener = lst.QueryListener(self._handover.put)  # from here on, _teardown releases
         self._jlistener = lst.java_proxy(self._gateway.jvm, self._listener)
         jss.listenerManager().register(self._jlistener)
-        self._rdd_jobs = _start_rdd_jobs(self._tools, sc._jsc)
+        self._rdd_jobs = setup.start_rdd_jobs(self._tools, sc._jsc)
         self._owner = claim_task_threads(sc)
 
     def snapshot(self) -> CaptureResult:
@@ -336,12 +332,6 @@ class SparkLineageCapture:
         kept = attributed(facts, records or [], own_tag=own_tag, qe_watermark=watermark, exec_watermark=since)
         return kept, records
 
-    @staticmethod
-    def _last_execution_id(jss: Any) -> int:
-        from lineage_operators.spark.job_statistics import last_execution_id
-
-        return last_execution_id(jss.sharedState().statusStore())
-
     def _build(self, complete: bool) -> CaptureResult:
         from lineage_operators.spark.resolve import NamingContext
 
@@ -369,105 +359,6 @@ class SparkLineageCapture:
             return  # the task stopped its session: Spark's status stores are gone
         since = self._exec_watermark if self._exec_watermark is not None else -1
         add_job_statistics(self._tools, self._spark._jsparkSession, facts, since, records)
-
-    # -- session facts read once ----------------------------------------------------------------
-
-    @staticmethod
-    def _read_run_facets(sc: Any) -> dict[str, Any]:
-        from lineage_operators import facets as f
-
-        conf = _context_conf(sc)
-        try:
-            user = sc.sparkUser()
-        except Exception:
-            user = None
-        return {
-            SPARK_ENGINE_FACET: f.processing_engine_facet(str(sc.version)),
-            LINEAGE_OPERATORS_FACET: f.lineage_operators_facet(),
-            "spark_applicationDetails": f.spark_application_details_facet(
-                master=sc.master,
-                appName=sc.appName,
-                applicationId=sc.applicationId,
-                deployMode=conf.get("spark.submit.deployMode", "client"),
-                driverHost=conf.get("spark.driver.host", None),
-                userName=user,
-                uiWebUrl=sc.uiWebUrl,
-            ),
-        }
-
-    @staticmethod
-    def _read_naming(spark: Any, sc: Any) -> Any:
-        from lineage_operators.spark.resolve import NamingContext
-
-        conf = _context_conf(sc)
-        warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
-        metastore = None
-        hive = conf.get("spark.sql.catalogImplementation", "in-memory") == "hive"
-        if hive:
-            # as openlineage-spark SparkConfUtils.getMetastoreUri
-            metastore = conf.get("spark.sql.hive.metastore.uris", None) or conf.get(
-                "spark.hadoop.hive.metastore.uris", None
-            )
-        return NamingContext(
-            warehouse=warehouse, metastore_uris=metastore, subset_limit=_subset_limit(spark), hive=hive
-        )
-
-
-#: Spark's counter of ``QueryExecution`` ids (the companion object's, Spark 3.2 to 4.x).
-_QE_COMPANION = "org.apache.spark.sql.execution.QueryExecution$"
-_NEXT_QE_ID = "org$apache$spark$sql$execution$QueryExecution$$nextExecutionId"
-
-
-def _next_query_execution_id(tools: Any, jss: Any) -> int:
-    """An id no execution before this call has and every later one exceeds (the attribution's
-    watermark). Taken from Spark's counter: a ``QueryExecution`` made for it instead would be the
-    fresh JVM's first analysis, about a second on the task's thread in a new task process."""
-    try:
-        companion = tools.cls(_QE_COMPANION).getField("MODULE$").get(None)
-        return int(getattr(companion, _NEXT_QE_ID)())
-    except Exception as exc:
-        log.debug("lineage capture: no QueryExecution id counter (%s); analysing a query", describe(exc))
-        return int(jss.range(0).queryExecution().id())
-
-
-def _context_conf(sc: Any) -> Any:
-    """The context's own ``SparkConf``, to read a few keys: ``sc.getConf()`` copies every entry
-    into a new JVM ``SparkConf`` (about 4 py4j round trips per entry, twice at ``start()``)."""
-    conf = getattr(sc, "_conf", None)
-    return conf if conf is not None else sc.getConf()
-
-
-def _start_rdd_jobs(tools: Any, jsc: Any) -> Any:
-    """The watcher of RDD-only jobs (:mod:`lineage_operators.spark.rdd`), or None if it cannot run."""
-    from lineage_operators.spark.rdd import RddJobWatcher
-
-    watcher = RddJobWatcher(tools, jsc)
-    try:
-        watcher.start()
-    except Exception as exc:
-        log.warning("lineage capture: RDD-only jobs will not be captured: %s", describe(exc))
-        return None
-    return watcher
-
-
-#: Spark conf key bounding the locations listed by a ``subset`` facet.
-SUBSET_MAX_LOCATIONS_CONF = "spark.lineage_operators.subset.maxLocations"
-
-
-def _subset_limit(spark: Any) -> int:
-    from lineage_operators.facets import DEFAULT_SUBSET_MAX_LOCATIONS
-
-    value = spark.conf.get(SUBSET_MAX_LOCATIONS_CONF, None)
-    try:
-        return max(int(value), 1) if value else DEFAULT_SUBSET_MAX_LOCATIONS
-    except ValueError:
-        log.warning(
-            "lineage capture: %s=%r is not a number; using %d",
-            SUBSET_MAX_LOCATIONS_CONF,
-            value,
-            DEFAULT_SUBSET_MAX_LOCATIONS,
-        )
-        return DEFAULT_SUBSET_MAX_LOCATIONS
 
 
 def _callbacks_returned(listener: Any, wait_s: float = 1.0) -> bool:
@@ -506,21 +397,4 @@ def build_result(
     )
 
 
-def _column_reader(tools: Any, settings: Any) -> Any:
-    from lineage_operators.column_lineage.settings import ColumnLineageSettings
-    from lineage_operators.spark.plan_json import PlanJsonReader
-
-    settings = settings or ColumnLineageSettings()
-    if not settings.enabled:
-        return None
-    return PlanJsonReader(tools, settings.max_columns, settings.max_plan_leaf_columns)
-
-
-def _activate(tools: Any, jss: Any) -> None:
-    """Make the task's session the active one of the reader's JVM thread: Spark reads its SQL conf
-    from the thread's active session, and without it catalog lookups see the defaults (e.g. the
-    built-in session catalog instead of a configured ``spark.sql.catalog.spark_catalog``)."""
-    tools.java_class("org.apache.spark.sql.SparkSession").setActiveSession(jss)
-
-
-__all__ = ["SUBSET_MAX_LOCATIONS_CONF", "CaptureResult", "SparkLineageCapture", "build_result"]
+__all__ = ["CaptureResult", "SparkLineageCapture", "build_result"]

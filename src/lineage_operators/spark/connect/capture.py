@@ -38,12 +38,8 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
-from lineage_operators.spark.capture import (
-    DEFAULT_DRAIN_TIMEOUT,
-    SPARK_ENGINE_FACET,
-    CaptureResult,
-    build_result,
-)
+from lineage_operators.spark.capture import DEFAULT_DRAIN_TIMEOUT, CaptureResult, build_result
+from lineage_operators.spark.capture_setup import SPARK_ENGINE_FACET
 from lineage_operators.spark.connect.interceptor import PlanListener
 
 log = get_logger(__name__)
