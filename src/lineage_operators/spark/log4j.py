@@ -18,6 +18,7 @@ shared by every session and process, never left in the temporary directory.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import hashlib
 import os
@@ -134,16 +135,58 @@ def with_masked_logging(
 
 
 def configuration_file() -> Path:
-    """The masked configuration on disk (written once; its name is its content's hash)."""
+    """The masked configuration on disk (written once; its name is its content's hash).
+
+    Every session the operator creates asks for it (the executors' options carry it), and reading
+    Spark's defaults out of the jars is the costly part: on pyspark 3.5 they sit in the 15 MB
+    ``spark-core`` jar, whose zip directory takes 15-20 ms to read warm and ~140 ms in a new task
+    process. So the file found for this pyspark and these masks is remembered, in this process and,
+    through a small pointer file beside it, for the next task processes.
+    """
+    source = _source_key()
+    known = _KNOWN_FILES.get(source)
+    if known is not None and known.exists():
+        return known
+    pointer = _cache_dir() / f"log4j2-masked-for-{source}.path"
+    with contextlib.suppress(OSError, ValueError):
+        path = Path(pointer.read_text(encoding="utf-8").strip())
+        if path.name.startswith("log4j2-masked-") and path.exists():
+            _KNOWN_FILES[source] = path
+            return path
     text = masked_properties(spark_defaults())
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     path = _cache_dir() / f"log4j2-masked-{digest}.properties"
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
+        _write_atomically(path, text)
+    _write_atomically(pointer, str(path))
+    _KNOWN_FILES[source] = path
     return path
+
+
+#: source key (:func:`_source_key`) -> the masked configuration file found for it in this process
+_KNOWN_FILES: dict[str, Path] = {}
+
+
+def _source_key() -> str:
+    """What the file's content depends on: this pyspark's jars (its location and version) and the
+    masks (the library's rules)."""
+    import pyspark
+
+    from lineage_operators.redaction import LOG4J_MASKS
+
+    identity = repr((os.path.dirname(pyspark.__file__), pyspark.__version__, LOG4J_MASKS, _FORMAT))
+    return hashlib.sha256(identity.encode()).hexdigest()[:16]
+
+
+#: bumped when :func:`masked_properties` changes what it writes for the same masks
+_FORMAT = 1
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
 
 
 def spark_defaults() -> str:
