@@ -11,7 +11,8 @@ import pytest
 from lineage_operators.spark import listener as lst
 from lineage_operators.spark import rdd_reader
 from lineage_operators.spark.jvm import tools_for
-from lineage_operators.spark.rdd import MAX_DEPTH, RddJobWatcher, _job_tags
+from lineage_operators.spark.rdd import RddJobWatcher, _job_tags
+from lineage_operators.spark.rdd_sources import MAX_DEPTH
 
 
 def _jobs(spark: Any, tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lineage_operators.spark.rdd import locations_of
 from lineage_operators.spark.rdd_reader import FIELD, ITEM, RECORD, JobFiles, parse
+from lineage_operators.spark.rdd_sources import locations_of
 
 
 def test_records_in_queue_order() -> None:

@@ -63,7 +63,7 @@ from lineage_operators.spark.plan_leaves import (
     _build_leaf_fn,
     _ct_record,
 )
-from lineage_operators.spark.rdd import logical_rdd_locations
+from lineage_operators.spark.rdd_sources import logical_rdd_locations
 from lineage_operators.spark.statistics import apply_relation_stats, read_relation_stats
 
 log = get_logger(__name__)

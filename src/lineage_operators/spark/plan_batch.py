@@ -59,7 +59,7 @@ def _configure(t: JvmTools) -> Any:
         _build_leaf_schema_fn,
         _build_schema_record_fn,
     )
-    from lineage_operators.spark.rdd import is_logical_rdd_fn
+    from lineage_operators.spark.rdd_sources import is_logical_rdd_fn
     from lineage_operators.spark.statistics import _build_find_fn, _build_open_fn, _build_stats_fn
 
     reader = jvm_classes.compiled_instance(t, SOURCE, CLASS_NAME, "executions are read step by step")

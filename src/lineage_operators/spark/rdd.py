@@ -1,4 +1,4 @@
-"""Jobs that use only RDDs, and the files behind an RDD turned into a DataFrame.
+"""Jobs that use only RDDs: the scheduler listener that queues them and the watcher that reads them.
 
 No SQL execution runs for ``sc.textFile(p).saveAsTextFile(q)``, so the query listener never sees
 it. Like openlineage-spark's ``RddExecutionContext`` we read such jobs from Spark's scheduler:
@@ -9,11 +9,12 @@ it. Like openlineage-spark's ``RddExecutionContext`` we read such jobs from Spar
   puts the event and the scheduler's ``ActiveJob`` (final RDD, result function) in a JVM queue.
   No py4j callback per task or job: the task-overhead benchmark is unaffected.
 * When the capture builds its result (after draining the bus), each queued job is read: inputs by
-  walking the final RDD's dependencies to its sources (``HadoopRDD``/``NewHadoopRDD`` input
-  directories, ``FileScanRDD`` files' directories), the output directory from the Hadoop write
-  configuration held by the result function (``saveAsTextFile``, ``saveAsHadoopFile``,
-  ``saveAsPickleFile``, ``saveAsNewAPIHadoopFile``...), statistics from Spark's status store
-  (:func:`.job_statistics.job_totals`).
+  walking the final RDD's dependencies to its sources (:mod:`.rdd_sources`: ``HadoopRDD``/
+  ``NewHadoopRDD`` input directories, ``FileScanRDD`` files' directories), the output directory
+  from the Hadoop write configuration held by the result function (``saveAsTextFile``,
+  ``saveAsHadoopFile``, ``saveAsPickleFile``, ``saveAsNewAPIHadoopFile``...), statistics from
+  Spark's status store (:func:`.job_statistics.job_totals`). The compiled reader
+  (:mod:`.rdd_reader`) reads all queued jobs in one JVM call; the walk from Python is its fallback.
 
 As in openlineage-spark, the ``ActiveJob`` is looked up when the listener sees the job start; a
 job that is over by then (a few milliseconds of work) is not seen.
@@ -28,162 +29,20 @@ from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.handles import release
 from lineage_operators.spark.job_statistics import job_totals
-from lineage_operators.spark.jvm import NONE, SEP, JvmTools, split_list
+from lineage_operators.spark.jvm import NONE, JvmTools
+from lineage_operators.spark.rdd_sources import MAX_DEPTH, locations_of, source_items
 
 log = get_logger(__name__)
 
-_RDD = "org.apache.spark.rdd.RDD"
-_DEPENDENCY = "org.apache.spark.Dependency"
-_HADOOP_RDD = "org.apache.spark.rdd.HadoopRDD"
-_NEW_HADOOP_RDD = "org.apache.spark.rdd.NewHadoopRDD"
-_FILE_SCAN_RDD = "org.apache.spark.sql.execution.datasources.FileScanRDD"
-_FILE_PARTITION = "org.apache.spark.sql.execution.datasources.FilePartition"
-_PARTITIONED_FILE = "org.apache.spark.sql.execution.datasources.PartitionedFile"
-_LOGICAL_RDD = "org.apache.spark.sql.execution.LogicalRDD"
-_CONF = "org.apache.hadoop.conf.Configuration"
-_PATH = "org.apache.hadoop.fs.Path"
 _JOB_START = "org.apache.spark.scheduler.SparkListenerJobStart"
 _ACTIVE_JOB = "org.apache.spark.scheduler.ActiveJob"
-_INPUT_DIR = "mapreduce.input.fileinputformat.inputdir"
 _OUTPUT_DIR = "mapreduce.output.fileoutputformat.outputdir"
 _JOB_TAGS = "spark.job.tags"
-_OBJECT = "java.lang.Object"
 _WRITE_CONFIGS = {
     "org.apache.spark.internal.io.HadoopMapRedWriteConfigUtil",
     "org.apache.spark.internal.io.HadoopMapReduceWriteConfigUtil",
 }
 QUEUE_NAME = "lineageOperatorsRddJobs"
-#: Levels of RDD dependencies walked at most (iterative jobs can be deeper; their sources are
-#: then missed rather than making the walk unbounded).
-MAX_DEPTH = 200
-
-
-# --------------------------------------------------------------------------------------------
-# walking RDD dependencies (JVM-side, a few py4j calls per level)
-# --------------------------------------------------------------------------------------------
-
-
-def _build_parents_fn(t: JvmTools) -> Any:
-    """RDD -> the RDDs it depends on."""
-    dep_rdd = t.function(t.step(_DEPENDENCY, "rdd"))
-    return t.function(t.chain((_RDD, "dependencies"), t.coll.step("map", dep_rdd)))
-
-
-def _build_source_fn(t: JvmTools) -> Any:
-    """RDD -> its input locations (SEP2-joined) when it reads files, else NONE."""
-    get_dir = (_CONF, "get", ("java.lang.String", _INPUT_DIR))
-    file_dir = t.function(
-        t.chain((_PARTITIONED_FILE, "toPath"), (_PATH, "getParent"), ("java.lang.Object", "toString"))
-    )
-    files = t.function(
-        t.chain(
-            (_FILE_PARTITION, "files"),
-            t.static(*t.line.wrap_array, ["java.lang.Object"]),
-            t.coll.step("map", file_dir),
-        )
-    )
-    scan_dirs = t.mk_string(
-        t.chain(
-            (_FILE_SCAN_RDD, "filePartitions"),
-            t.coll.step("flatMap", files),
-            (t.line.collection_class("seq"), "distinct"),
-        )
-    )
-    return t.function(
-        t.when(
-            _HADOOP_RDD,
-            t.text(t.chain((_HADOOP_RDD, "getJobConf"), get_dir)),
-            t.when(
-                _NEW_HADOOP_RDD,
-                t.text(t.chain((_NEW_HADOOP_RDD, "getConf"), get_dir)),
-                t.when(_FILE_SCAN_RDD, scan_dirs),
-            ),
-        )
-    )
-
-
-def _split_input_dirs(value: str) -> list[str]:
-    """Hadoop's comma-joined input directories (a ``\\,`` is a comma inside a path)."""
-    parts, current, escaped = [], "", False
-    for char in value:
-        if escaped:
-            current += char
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == ",":
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    parts.append(current)
-    return [p for p in (p.strip() for p in parts) if p]
-
-
-def source_locations(t: JvmTools, rdds: Any) -> list[str]:
-    """Input locations of the RDDs in the JVM ``Seq`` ``rdds`` and of everything they depend on."""
-    return locations_of(_source_items(t, rdds))
-
-
-def _source_items(t: JvmTools, rdds: Any) -> list[str]:
-    """Input items as read (a Hadoop input-dir value still lists several, see :func:`locations_of`)."""
-    source = t.cached("rdd.source", _build_source_fn)
-    parents = t.cached("rdd.parents", _build_parents_fn)
-    items: list[str] = []
-    level = rdds
-    for _ in range(MAX_DEPTH):
-        text = t.read(t.joined(t.coll.map(level, source), SEP))
-        if not text:
-            break
-        for field in text.split(SEP):
-            if field and field != NONE:
-                items.extend(split_list(field))
-        level = t.coll.flat_map(level, parents).distinct()
-    return items
-
-
-def locations_of(items: list[str] | tuple[str, ...]) -> list[str]:
-    """Pure: the distinct locations of input items (a Hadoop input-dir value lists several)."""
-    found: list[str] = []
-    for item in items:
-        for location in _split_input_dirs(item) if "," in item else [item]:
-            if location not in found:
-                found.append(location)
-    return found
-
-
-def is_logical_rdd_fn(t: JvmTools) -> Any:
-    """JVM function: plan node -> whether it is a ``LogicalRDD``."""
-    return t.cached(
-        "rdd.is_logical",
-        lambda t: t.function(t.when(_LOGICAL_RDD, t.constant(True), t.constant(False))),
-    )
-
-
-def logical_rdd_locations(t: JvmTools, leaves: Any) -> list[str]:
-    """Files behind the ``LogicalRDD`` leaves of a plan (``createDataFrame(rdd)``, ``rdd.toDF()``)."""
-    if not leaves.exists(is_logical_rdd_fn(t)):
-        return []
-    rdd_of = t.cached(
-        "rdd.of_logical",
-        lambda t: t.function(
-            t.chain(
-                t.when(
-                    _LOGICAL_RDD,
-                    t.chain(t.step(_LOGICAL_RDD, "rdd"), t.static("scala.Some", "apply", [_OBJECT])),
-                    t.chain(t.constant(None), t.static("scala.Option", "apply", [_OBJECT])),
-                ),
-                # a list: Scala 2.12's flatMap takes collections only, not an Option
-                ("scala.Option", "toList"),
-            )
-        ),
-    )
-    try:
-        rdds = t.coll.flat_map(leaves, rdd_of)
-        return source_locations(t, rdds)
-    except Exception as exc:
-        log.debug("lineage capture: cannot read the RDD behind a DataFrame: %s", describe(exc))
-        return []
 
 
 # --------------------------------------------------------------------------------------------
@@ -402,7 +261,7 @@ class RddJobWatcher:
         job = active.get()
         seq = self._t.java_class("scala.Option").apply(job.finalStage().rdd()).toList()
         output = _output_dir(self._t, job.finalStage())
-        return JobFiles(job_id, tuple(_source_items(self._t, seq)), output)
+        return JobFiles(job_id, tuple(source_items(self._t, seq)), output)
 
     def _facts(self, tags: frozenset[str], files: Any) -> Any:
         """``ExecutionFacts`` of a job that touched files (``files``: ``rdd_reader.JobFiles``)."""
@@ -472,4 +331,4 @@ def _output_dir(t: JvmTools, stage: Any) -> str | None:
     return None
 
 
-__all__ = ["RddJobWatcher", "logical_rdd_locations", "source_locations"]
+__all__ = ["RddJobWatcher"]

@@ -2,8 +2,8 @@
 
 Most RDD-only jobs of a DataFrame task (Parquet schema merges, file listings) touch no file; read
 from Python, each cost a dozen py4j round trips on the task's thread at ``stop()``. The Java class
-applies the rules of :func:`lineage_operators.spark.rdd.source_locations` and ``_output_dir``,
-which remain the fallback when it cannot be compiled.
+applies the rules of :func:`lineage_operators.spark.rdd_sources.source_locations` and
+:func:`lineage_operators.spark.rdd._output_dir`, which remain the fallback when it cannot be compiled.
 """
 
 from __future__ import annotations

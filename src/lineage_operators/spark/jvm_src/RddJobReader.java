@@ -2,7 +2,7 @@
 // files of the RDD-only jobs a capture queued, all jobs in one call: most such jobs (Parquet schema
 // merges, listings) touch no file, and walking each one's RDD lineage from Python cost a dozen py4j
 // round trips per job on the task's thread. Same rules as the Python walk in
-// lineage_operators.spark.rdd, which stays the fallback.
+// lineage_operators.spark.rdd_sources (and rdd._output_dir), which stays the fallback.
 // Janino compiles a subset of Java: no generics, lambdas or enhanced for loops here.
 package lineage_operators;
 
