@@ -35,7 +35,6 @@ from lineage_operators.spark.rdd_sources import MAX_DEPTH, locations_of, source_
 log = get_logger(__name__)
 
 _JOB_START = "org.apache.spark.scheduler.SparkListenerJobStart"
-_ACTIVE_JOB = "org.apache.spark.scheduler.ActiveJob"
 _OUTPUT_DIR = "mapreduce.output.fileoutputformat.outputdir"
 _JOB_TAGS = "spark.job.tags"
 _WRITE_CONFIGS = {
