@@ -1,9 +1,9 @@
-// Compiled at run time by Janino, once per JVM, by lineage_operators.spark.jvm (JvmTools). Each
-// method is one of JvmTools' method-handle combinators done in one py4j call: the pure-py4j way
-// costs 5-10 round trips per combinator (class and method look-ups, argument arrays element by
-// element, reflection on MethodHandles' statics), and the capture's one-time set-up composes a
-// few thousand handles. The handles built here are the same compositions as the Python ones
-// (same JDK calls in the same order), so the functions give the same texts; JvmTools keeps the
+// Compiled at run time by Janino, once per JVM, for lineage_operators.spark.jvm_builders
+// (CompiledBuilder). Each method is one of JvmTools' method-handle combinators done in one py4j
+// call: the pure-py4j way costs 5-10 round trips per combinator (class and method look-ups,
+// argument arrays element by element, reflection on MethodHandles' statics), and the capture's
+// one-time set-up composes a few thousand handles. The handles built here are the same compositions as the Python ones
+// (same JDK calls in the same order), so the functions give the same texts; Py4jBuilder keeps the
 // pure-py4j way as the fallback where this class cannot be compiled.
 // Janino compiles a subset of Java: no generics, lambdas or enhanced for loops here.
 package lineage_operators;
