@@ -98,6 +98,16 @@ def test_a_new_task_process_finds_the_file_without_reading_the_jars_again(tmp_pa
     assert len(reads) == 2
 
 
+def test_each_cache_folder_gets_its_own_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(log4j, "_KNOWN_FILES", {})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a"))
+    first = log4j.configuration_file()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "b"))
+    second = log4j.configuration_file()
+    assert first.is_relative_to(tmp_path / "a")
+    assert second.is_relative_to(tmp_path / "b")
+
+
 def test_other_masks_get_another_file(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(log4j, "_KNOWN_FILES", {})

@@ -143,28 +143,29 @@ def configuration_file() -> Path:
     process. So the file found for this pyspark and these masks is remembered, in this process and,
     through a small pointer file beside it, for the next task processes.
     """
-    source = _source_key()
-    known = _KNOWN_FILES.get(source)
+    cache, source = _cache_dir(), _source_key()
+    known = _KNOWN_FILES.get((cache, source))
     if known is not None and known.exists():
         return known
-    pointer = _cache_dir() / f"log4j2-masked-for-{source}.path"
+    pointer = cache / f"log4j2-masked-for-{source}.path"
     with contextlib.suppress(OSError, ValueError):
         path = Path(pointer.read_text(encoding="utf-8").strip())
-        if path.name.startswith("log4j2-masked-") and path.exists():
-            _KNOWN_FILES[source] = path
+        if path.parent == cache and path.name.startswith("log4j2-masked-") and path.exists():
+            _KNOWN_FILES[cache, source] = path
             return path
     text = masked_properties(spark_defaults())
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    path = _cache_dir() / f"log4j2-masked-{digest}.properties"
+    path = cache / f"log4j2-masked-{digest}.properties"
     if not path.exists():
         _write_atomically(path, text)
     _write_atomically(pointer, str(path))
-    _KNOWN_FILES[source] = path
+    _KNOWN_FILES[cache, source] = path
     return path
 
 
-#: source key (:func:`_source_key`) -> the masked configuration file found for it in this process
-_KNOWN_FILES: dict[str, Path] = {}
+#: (cache folder, source key of :func:`_source_key`) -> the masked configuration file found for it
+#: in this process
+_KNOWN_FILES: dict[tuple[Path, str], Path] = {}
 
 
 def _source_key() -> str:
