@@ -12,7 +12,7 @@ import pytest
 from lineage_operators.spark import listener as lst
 from lineage_operators.spark import rdd_reader
 from lineage_operators.spark.jvm import tools_for
-from lineage_operators.spark.rdd import RddJobWatcher, _job_tags
+from lineage_operators.spark.rdd import RddJobWatcher
 from lineage_operators.spark.rdd_sources import MAX_DEPTH
 
 
@@ -57,10 +57,6 @@ def queued(spark: Any, tmp_path: Path) -> tuple[Any, RddJobWatcher, Any, int]:
     return tools, watcher, items, count
 
 
-def _tags(items: Any, index: int) -> frozenset[str]:
-    return _job_tags(items.get(index).get(0))
-
-
 def _comparable(facts: Any) -> Any:
     if facts is None:
         return None
@@ -72,15 +68,28 @@ def _comparable(facts: Any) -> Any:
     )
 
 
+def _read_queue(watcher: RddJobWatcher, items: Any) -> list[Any]:
+    """The watcher's own read of ``items`` put back in its queue: files, then statistics."""
+    watcher._queue.addAll(items)
+    assert watcher.read_queued()
+    assert int(watcher._queue.size()) == 0
+    read, watcher._read = watcher._read, []
+    return [_comparable(f) for f in map(watcher._facts, read) if f is not None]
+
+
 def test_the_java_reader_finds_what_the_python_walk_finds(queued: Any, tmp_path: Path) -> None:
+    """``RddJobReader.drain`` takes the queue and reads it in one call, tags included; job by job,
+    the Python walk of the same entries finds the same."""
     tools, watcher, items, count = queued
     reader = rdd_reader.reader(tools)
     assert reader is not None, "RddJobReader.java did not compile"
-    files = rdd_reader.parse(str(reader.read(items, MAX_DEPTH)), count)
-    java = [_comparable(watcher._facts(_tags(items, i), f)) if f else None for i, f in enumerate(files)]
-    python = [
-        _comparable(watcher._facts(_tags(items, i), watcher._read_job(items.get(i)))) for i in range(count)
-    ]
+    queue = tools.jvm.java.util.concurrent.LinkedBlockingQueue(items)
+    files = rdd_reader.parse_drained(str(reader.drain(queue, MAX_DEPTH)))
+    assert int(queue.size()) == 0
+    assert str(reader.drain(queue, MAX_DEPTH)) == ""
+    assert len(files) == count
+    java = [_comparable(watcher._facts(f)) if f else None for f in files]
+    python = [_comparable(watcher._facts(watcher._read_job(items.get(i)))) for i in range(count)]
     assert java == python
     found = [f for f in java if f is not None]
     outputs = {loc.removeprefix("file:") for f in found for loc, _, _ in f[2]}
@@ -97,15 +106,10 @@ def test_the_java_reader_finds_what_the_python_walk_finds(queued: Any, tmp_path:
 def test_without_the_java_reader_the_python_walk_reads_the_same(
     queued: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _, watcher, items, count = queued
-
-    def read(items: Any, count: int) -> list[Any]:  # as the watcher does: files, then statistics
-        facts = (watcher._facts(tags, files) for tags, files in watcher._read_files(items, count))
-        return [_comparable(f) for f in facts if f is not None]
-
-    with_reader = read(items, count)
+    _, watcher, items, _ = queued
+    with_reader = _read_queue(watcher, items)
     monkeypatch.setattr(rdd_reader, "reader", lambda tools: None)
-    assert read(items, count) == with_reader
+    assert _read_queue(watcher, items) == with_reader
     # five writes, the count over two directories, and the job pyspark's newAPIHadoopFile runs on its input
     assert len(with_reader) == 7, "\n".join(map(str, with_reader))
 
@@ -131,27 +135,10 @@ def test_the_reader_thread_reads_queued_jobs_between_executions(spark: Any, tmp_
         spark.range(3).count()  # an execution: the reader thread reads it, then the queued jobs
         assert capture._drain()
         assert int(watcher._queue.size()) == 0
-        assert [files.output for _, files in watcher._read] == [f"file:{tmp_path / 'out'}"]
+        assert [files.output for files in watcher._read] == [f"file:{tmp_path / 'out'}"]
     finally:
         result = capture.stop()
     assert any(d.name == str(tmp_path / "out") for d in result.outputs), result.outputs
-
-
-def test_a_drain_takes_and_reads_the_queue_in_one_call(queued: Any) -> None:
-    """``RddJobReader.drain`` answers what ``read`` answers for the same entries, with each
-    file-touching job's tags, and leaves the queue empty."""
-    tools, _, items, count = queued
-    reader = rdd_reader.reader(tools)
-    assert reader is not None, "RddJobReader.java did not compile"
-    queue = tools.jvm.java.util.concurrent.LinkedBlockingQueue(items)
-    drained = rdd_reader.parse_drained(str(reader.drain(queue, MAX_DEPTH)))
-    read = rdd_reader.parse(str(reader.read(items, MAX_DEPTH)), count)
-    assert int(queue.size()) == 0
-    assert [(f.job_id, f.input_items, f.output) if f else None for f in drained] == [
-        (f.job_id, f.input_items, f.output) if f else None for f in read
-    ]
-    assert [f.tags for f in drained if f] == [_tags(items, i) for i, f in enumerate(read) if f]
-    assert str(reader.drain(queue, MAX_DEPTH)) == ""
 
 
 def test_reading_the_queue_after_an_execution_costs_one_round_trip(

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from lineage_operators.spark.rdd_reader import FIELD, ITEM, RECORD, JobFiles, parse
+from lineage_operators.spark.rdd_reader import FIELD, ITEM, RECORD, JobFiles, parse_drained
 from lineage_operators.spark.rdd_sources import locations_of
 
 
+def _drained(*records: str) -> str:
+    return RECORD.join([str(len(records)), *records])
+
+
 def test_records_in_queue_order() -> None:
-    text = RECORD.join(
-        [
-            "-7",
-            "0",
-            f"19{FIELD}/in/a{ITEM}/in/b,/in/c{FIELD}/out",
-            f"120{FIELD}{FIELD}/only/out",
-            f"121{FIELD}/only/in{FIELD}",
-        ]
+    text = _drained(
+        "-7",
+        "0",
+        f"19{FIELD}/in/a{ITEM}/in/b,/in/c{FIELD}/out{FIELD}",
+        f"120{FIELD}{FIELD}/only/out{FIELD}",
+        f"121{FIELD}/only/in{FIELD}{FIELD}",
     )
-    assert parse(text, 5) == [
+    assert parse_drained(text) == [
         JobFiles(7, ended=True),
         None,
         JobFiles(9, ("/in/a", "/in/b,/in/c"), "/out"),
@@ -28,13 +30,31 @@ def test_records_in_queue_order() -> None:
 
 
 def test_no_jobs() -> None:
-    assert parse("", 0) == []
+    assert parse_drained("") == []
 
 
-@pytest.mark.parametrize(("text", "count"), [("0", 2), (f"0{RECORD}0", 1), ("x", 1), (f"1{FIELD}", 1)])
-def test_an_answer_of_another_shape_is_an_error(text: str, count: int) -> None:
+def test_jobs_that_touched_files_carry_their_tags_and_an_unreadable_job_is_one_record() -> None:
+    assert parse_drained(_drained("0", f"14{FIELD}/in{FIELD}/out{FIELD}a,b", "!5")) == [
+        None,
+        JobFiles(4, ("/in",), "/out", tags=frozenset({"a", "b"})),
+        JobFiles(5, unreadable=True),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        RECORD.join(["2", "0"]),  # fewer records than the count
+        RECORD.join(["1", "0", "0"]),  # more
+        "x",
+        _drained("x"),
+        _drained(f"1{FIELD}"),
+        _drained(f"14{FIELD}/in{FIELD}/out{FIELD}a{FIELD}b"),
+    ],
+)
+def test_an_answer_of_another_shape_is_an_error(text: str) -> None:
     with pytest.raises(ValueError, match="RddJobReader answered"):
-        parse(text, count)
+        parse_drained(text)
 
 
 def test_hadoop_input_dir_values_are_split_into_locations() -> None:
@@ -44,19 +64,3 @@ def test_hadoop_input_dir_values_are_split_into_locations() -> None:
         "/in/c",
         "/in/with,comma",
     ]
-
-
-def test_a_drained_answer_carries_its_count_and_the_tags_of_jobs_that_touched_files() -> None:
-    from lineage_operators.spark.rdd_reader import parse_drained
-
-    text = "3" + RECORD + RECORD.join(["0", f"14{FIELD}/in{FIELD}/out{FIELD}a,b", "!5"])
-    assert parse_drained(text) == [
-        None,
-        JobFiles(4, ("/in",), "/out", tags=frozenset({"a", "b"})),
-        JobFiles(5, unreadable=True),
-    ]
-    assert parse_drained("") == []
-    with pytest.raises(ValueError, match="unexpected drain"):
-        parse_drained("2" + RECORD + "0")
-    with pytest.raises(ValueError, match="RddJobReader answered"):
-        parse_drained("1" + RECORD + f"14{FIELD}/in{FIELD}/out{FIELD}a{FIELD}b")

@@ -148,7 +148,7 @@ class RddJobWatcher:
         self._queue: Any = None
         self._listener: Any = None
         self._lock = threading.Lock()
-        self._read: list[tuple[frozenset[str], Any]] = []  # (job tags, rdd_reader.JobFiles)
+        self._read: list[Any] = []  # rdd_reader.JobFiles of jobs that touched files, or could not be read
         self._jobs: list[Any] = []  # ExecutionFacts, read so far
 
     def start(self) -> None:
@@ -192,7 +192,7 @@ class RddJobWatcher:
         finally:
             self._lock.release()
 
-    def _drain_in_jvm(self) -> list[tuple[frozenset[str], Any]] | None:
+    def _drain_in_jvm(self) -> list[Any] | None:
         """Take and read every queued job in one JVM call (``RddJobReader.drain``): the reader thread
         asks after each execution, so an empty queue must cost one round trip and no handle; None
         without the compiled reader."""
@@ -206,9 +206,10 @@ class RddJobWatcher:
         except Exception as exc:
             log.warning("lineage capture: cannot read RDD jobs: %s", describe(exc))
             return []
-        return [(f.tags, f) for f in files if f is not None]
+        return [f for f in files if f is not None]
 
-    def _drain_from_python(self) -> list[tuple[frozenset[str], Any]]:
+    def _drain_from_python(self) -> list[Any]:
+        """Without the compiled reader: the queue drained and each job's RDDs walked from Python."""
         if self._queue.isEmpty():
             return []
         items = self._t.java_class("java.util.ArrayList")()
@@ -223,27 +224,17 @@ class RddJobWatcher:
         self.read_queued(wait_s)
         with self._lock:
             read, self._read = self._read, []
-        self._jobs.extend(f for f in (self._facts(tags, files) for tags, files in read) if f is not None)
+        self._jobs.extend(f for f in map(self._facts, read) if f is not None)
         return self._jobs
 
-    def _read_files(self, items: Any, count: int) -> list[tuple[frozenset[str], Any]]:
-        """One JVM call for all jobs (:mod:`.rdd_reader`); job by job from Python without it."""
-        from lineage_operators.spark import rdd_reader
-
-        reader = rdd_reader.reader(self._t)
-        if reader is not None:
-            try:
-                files = rdd_reader.parse(str(reader.read(items, MAX_DEPTH)), count)
-            except Exception as exc:
-                log.info("lineage capture: reading RDD jobs from Python: %s", describe(exc))
-            else:
-                return [(_item_tags(items, i), f) for i, f in enumerate(files) if f is not None]
+    def _read_files(self, items: Any, count: int) -> list[Any]:
+        """Job by job from Python (:mod:`.rdd_sources`), each job's handles released after it."""
         found = []
         for index in range(count):
             item = None
             try:
                 item = items.get(index)
-                found.append((_job_tags(item.get(0)), self._read_job(item)))
+                found.append(self._read_job(item))
             except Exception as exc:
                 log.warning("lineage capture: cannot read an RDD job: %s", describe(exc))
             finally:
@@ -260,9 +251,9 @@ class RddJobWatcher:
         job = active.get()
         seq = self._t.java_class("scala.Option").apply(job.finalStage().rdd()).toList()
         output = _output_dir(self._t, job.finalStage())
-        return JobFiles(job_id, tuple(source_items(self._t, seq)), output)
+        return JobFiles(job_id, tuple(source_items(self._t, seq)), output, tags=_job_tags(event))
 
-    def _facts(self, tags: frozenset[str], files: Any) -> Any:
+    def _facts(self, files: Any) -> Any:
         """``ExecutionFacts`` of a job that touched files (``files``: ``rdd_reader.JobFiles``)."""
         from lineage_operators.spark.plan_facts import ExecutionFacts, RelationFacts
 
@@ -283,19 +274,8 @@ class RddJobWatcher:
                 inputs[0].rows, inputs[0].size = totals.records_read, totals.bytes_read
         succeeded = totals is None or totals.succeeded
         return ExecutionFacts(
-            func_name="rddJob", succeeded=succeeded, inputs=inputs, outputs=outputs, tags=tags
+            func_name="rddJob", succeeded=succeeded, inputs=inputs, outputs=outputs, tags=files.tags
         )
-
-
-def _item_tags(items: Any, index: int) -> frozenset[str]:
-    """The tags of the job at ``index`` of the drained queue, releasing the handles it took."""
-    item = event = None
-    try:
-        item = items.get(index)
-        event = item.get(0)
-        return _job_tags(event)
-    finally:
-        release(event, item)
 
 
 def _job_tags(event: Any) -> frozenset[str]:

@@ -1,7 +1,8 @@
-"""The files of queued RDD-only jobs, read in the JVM in one call (``jvm_src/RddJobReader.java``).
+"""The queued RDD-only jobs, taken and read in the JVM in one call (``jvm_src/RddJobReader.java``).
 
 Most RDD-only jobs of a DataFrame task (Parquet schema merges, file listings) touch no file; read
-from Python, each cost a dozen py4j round trips on the task's thread at ``stop()``. The Java class
+from Python, each cost a dozen py4j round trips, and the reader thread asks after every execution.
+The Java class
 applies the rules of :func:`lineage_operators.spark.rdd_sources.source_locations` and
 :func:`lineage_operators.spark.rdd._output_dir`, which remain the fallback when it cannot be compiled.
 """
@@ -21,13 +22,14 @@ FIELD, ITEM, RECORD = "\u001d", "\u001e", "\u001c"
 
 @dataclass(frozen=True)
 class JobFiles:
-    """What one queued job touched: ``ended`` when it was gone before it could be read."""
+    """What one queued job touched: ``ended`` when it was gone before it could be read,
+    ``unreadable`` when reading it failed."""
 
     job_id: int | None = None
     input_items: tuple[str, ...] = ()
     output: str | None = None
     ended: bool = False
-    #: ``spark.job.tags`` of a job that touched files (:func:`parse_drained` only)
+    #: its ``spark.job.tags`` (:func:`job_tags`)
     tags: frozenset[str] = frozenset()
     unreadable: bool = False
 
@@ -37,28 +39,18 @@ def reader(tools: JvmTools) -> Any:
     return jvm_classes.compiled_instance(tools, SOURCE, CLASS_NAME, "RDD jobs are read from Python")
 
 
-def parse(text: str, count: int) -> list[JobFiles | None]:
-    """Pure: ``RddJobReader.read``'s answer for ``count`` queue entries; None for a job that
-    touched no file. Raises ``ValueError`` on an answer of another shape."""
-    records = text.split(RECORD) if count else []
-    if len(records) != count:
-        raise ValueError(f"RddJobReader answered {len(records)} records for {count} jobs")
+def parse_drained(text: str) -> list[JobFiles | None]:
+    """Pure: ``RddJobReader.drain``'s answer, one entry per queued job, None for a job that touched
+    no file; ``[]`` when nothing was queued. Raises ``ValueError`` on an answer of another shape."""
+    if not text:
+        return []
+    count, *records = text.split(RECORD)
+    if not count.isdigit() or len(records) != int(count):
+        raise ValueError(f"RddJobReader answered {len(records)} records for {count[:20]!r} jobs")
     try:
         return [_record(record) for record in records]
     except ValueError as exc:
         raise ValueError(f"RddJobReader answered an unexpected record: {exc}") from None
-
-
-def parse_drained(text: str) -> list[JobFiles | None]:
-    """Pure: ``RddJobReader.drain``'s answer (the entry count, then :func:`parse`'s records, with
-    the tags of jobs that touched files); ``[]`` when nothing was queued."""
-    if not text:
-        return []
-    count, _, records = text.partition(RECORD)
-    try:
-        return parse(records, int(count))
-    except ValueError as exc:
-        raise ValueError(f"RddJobReader answered an unexpected drain: {exc}") from None
 
 
 def job_tags(value: str | None) -> frozenset[str]:
@@ -76,15 +68,9 @@ def _record(record: str) -> JobFiles | None:
         return None
     if not record.startswith("1"):
         raise ValueError(repr(record[:40]))
-    job_id, inputs, output, *tags = record[1:].split(FIELD)
-    if len(tags) > 1:
-        raise ValueError(repr(record[:40]))
-    return JobFiles(
-        int(job_id),
-        tuple(item for item in inputs.split(ITEM) if item),
-        output or None,
-        tags=job_tags(tags[0]) if tags else frozenset(),
-    )
+    job_id, inputs, output, tags = record[1:].split(FIELD)
+    items = tuple(item for item in inputs.split(ITEM) if item)
+    return JobFiles(int(job_id), items, output or None, tags=job_tags(tags))
 
 
-__all__ = ["JobFiles", "job_tags", "parse", "parse_drained", "reader"]
+__all__ = ["JobFiles", "job_tags", "parse_drained", "reader"]

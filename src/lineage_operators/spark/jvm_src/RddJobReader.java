@@ -38,21 +38,14 @@ public class RddJobReader {
     private static final String RECORD = "\u001c";
 
     /**
-     * {@code items}: the watcher's queue entries, each a list of the job-start event and the
-     * scheduler's {@code Option<ActiveJob>}. One record per entry, in order:
-     * "-" and the job id when the job ended before it could be read, "!" and the job id when reading
-     * it failed; "0" when it reads and writes no file; else "1", the job id, its input items (Hadoop's raw input-dir value, or a directory
-     * of a file scan) and its output directory ("" if none), separated as above.
-     */
-    public String read(List items, int maxDepth) {
-        return records(items, maxDepth, false);
-    }
-
-    /**
-     * Takes every entry of the watcher's {@code queue} and reads them, in one call: the reader
-     * thread asks after each execution, and most answers are "nothing queued". "" when the queue
-     * was empty; else the number of entries, RECORD, and read()'s records, where a job that
-     * touched files also carries FIELD and its tags (the raw "spark.job.tags" property).
+     * Takes every entry of the watcher's {@code queue} (each a list of the job-start event and the
+     * scheduler's {@code Option<ActiveJob>}) and reads them, in one call: the reader thread asks
+     * after each execution, and most answers are "nothing queued". "" when the queue was empty;
+     * else the number of entries, then one record per entry, in order, separated as above: "-" and
+     * the job id when the job ended before it could be read, "!" and the job id when reading it
+     * failed; "0" when it reads and writes no file; else "1", the job id, its input items
+     * (Hadoop's raw input-dir value, or a directory of a file scan), its output directory ("" if
+     * none) and its tags (the raw "spark.job.tags" property, "" if none).
      */
     public String drain(java.util.concurrent.BlockingQueue queue, int maxDepth) {
         if (queue.isEmpty()) {
@@ -60,19 +53,16 @@ public class RddJobReader {
         }
         ArrayList items = new ArrayList();
         int count = queue.drainTo(items);
-        return count == 0 ? "" : count + RECORD + records(items, maxDepth, true);
-    }
-
-    private String records(List items, int maxDepth, boolean withTags) {
-        StringBuilder out = new StringBuilder();
+        if (count == 0) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder().append(count);
         for (int i = 0; i < items.size(); i++) {
-            if (i > 0) {
-                out.append(RECORD);
-            }
+            out.append(RECORD);
             List item = (List) items.get(i);
             SparkListenerJobStart event = (SparkListenerJobStart) item.get(0);
             try {
-                out.append(record(event, (scala.Option) item.get(1), maxDepth, withTags));
+                out.append(record(event, (scala.Option) item.get(1), maxDepth));
             } catch (Exception e) {
                 out.append("!").append(event.jobId()); // one job that cannot be read, not the others
             }
@@ -80,7 +70,7 @@ public class RddJobReader {
         return out.toString();
     }
 
-    private String record(SparkListenerJobStart event, scala.Option active, int maxDepth, boolean withTags) {
+    private String record(SparkListenerJobStart event, scala.Option active, int maxDepth) {
         if (active.isEmpty()) {
             return "-" + event.jobId();
         }
@@ -97,12 +87,9 @@ public class RddJobReader {
             }
             out.append((String) inputs.get(j));
         }
-        out.append(FIELD).append(output == null ? "" : output);
-        if (withTags) {
-            String tags = event.properties() == null ? null : event.properties().getProperty(TAGS);
-            out.append(FIELD).append(tags == null ? "" : tags);
-        }
-        return out.toString();
+        String tags = event.properties() == null ? null : event.properties().getProperty(TAGS);
+        return out.append(FIELD).append(output == null ? "" : output)
+            .append(FIELD).append(tags == null ? "" : tags).toString();
     }
 
     /** Input items of the RDD and everything it depends on, breadth first, each RDD once. */
