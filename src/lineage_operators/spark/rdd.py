@@ -3,11 +3,13 @@
 No SQL execution runs for ``sc.textFile(p).saveAsTextFile(q)``, so the query listener never sees
 it. Like openlineage-spark's ``RddExecutionContext`` we read such jobs from Spark's scheduler:
 
-* A ``SparkListenerInterface`` is registered on its own listener-bus queue. It is a JDK dynamic
-  proxy whose ``InvocationHandler`` is composed of method handles (:mod:`.jvm`): it runs entirely in
-  the JVM, ignores every event but ``onJobStart`` of jobs without a SQL execution id, and for those
-  puts the event and the scheduler's ``ActiveJob`` (final RDD, result function) in a JVM queue.
-  No py4j callback per task or job: the task-overhead benchmark is unaffected.
+* A listener is registered on Spark's ``shared`` listener-bus queue, where the query listener's
+  bus already runs (a queue of its own cost a thread woken for every event: ~0.025 s of CPU per
+  task of the overhead benchmark). It is compiled (``Handles.RddJobListener``), or where that
+  cannot be, a JDK dynamic proxy whose ``InvocationHandler`` is composed of method handles
+  (:mod:`.jvm`). Either runs entirely in the JVM, ignores every event but ``onJobStart`` of jobs
+  without a SQL execution id, and for those puts the event and the scheduler's ``ActiveJob``
+  (final RDD, result function) in a JVM queue. No py4j callback per task or job.
 * When the capture builds its result (after draining the bus), each queued job is read: inputs by
   walking the final RDD's dependencies to its sources (:mod:`.rdd_sources`: ``HadoopRDD``/
   ``NewHadoopRDD`` input directories, ``FileScanRDD`` files' directories), the output directory
@@ -41,7 +43,8 @@ _WRITE_CONFIGS = {
     "org.apache.spark.internal.io.HadoopMapRedWriteConfigUtil",
     "org.apache.spark.internal.io.HadoopMapReduceWriteConfigUtil",
 }
-QUEUE_NAME = "lineageOperatorsRddJobs"
+#: Spark's ``LiveListenerBus.SHARED_QUEUE``: the query listener's bus lives there already.
+QUEUE_NAME = "shared"
 
 
 # --------------------------------------------------------------------------------------------
@@ -50,16 +53,12 @@ QUEUE_NAME = "lineageOperatorsRddJobs"
 
 
 def _build_dispatch(t: JvmTools) -> Any:
-    """(queue, job map, proxy, method, args) -> Object: the listener's ``InvocationHandler`` body.
+    """(queue, job map, proxy, method, args) -> Object: the body of the listener's
+    ``InvocationHandler`` where ``Handles`` (and its compiled listener) is missing.
 
-    Built once per JVM; each capture only binds its queue and the scheduler's job map
-    (:meth:`RddJobWatcher.start`). Composed here by py4j calls it cost ~300 round trips on the task's
-    thread at the first ``start()``; the compiled helper (``Handles.rddDispatch``, the same
-    composition) builds it in one call.
+    Built once per JVM by ~300 py4j round trips; each capture only binds its queue and the
+    scheduler's job map (:meth:`RddJobWatcher.start`).
     """
-    fast = t.fast()
-    if fast is not None:
-        return fast.rddDispatch()
     mh, mt, lookup, cls = t._mh, t._mt, t._lookup, t.cls
     obj, method, args_cls = (
         cls("java.lang.Object"),
@@ -153,25 +152,25 @@ class RddJobWatcher:
 
     def start(self) -> None:
         self._queue = self._t.java_class("java.util.concurrent.LinkedBlockingQueue")()
-        dispatch = self._t.cached("rdd.dispatch", _build_dispatch)
         jobs = self._sc.dagScheduler().jobIdToActiveJob()
         fast = self._t.fast()
-        if fast is not None:
-            handler = fast.rddHandler(dispatch, self._queue, jobs)
-        else:
-            bound = self._t._mh.insertArguments(
-                dispatch, 0, self._t.array("java.lang.Object", [self._queue, jobs])
-            )
-            handler = self._t._proxies.asInterfaceInstance(
-                self._t.cls("java.lang.reflect.InvocationHandler"), bound
-            )
-        interfaces, loader = self._t.cached("rdd.proxy_types", _proxy_types)
-        proxy = self._t.java_class("java.lang.reflect.Proxy")
-        self._listener = proxy.newProxyInstance(loader, interfaces, handler)
+        self._listener = fast.rddListener(self._queue, jobs) if fast is not None else self._proxy(jobs)
         try:
             self._sc.listenerBus().addToQueue(self._listener, QUEUE_NAME)
-        except Exception:  # no such method on this Spark: the shared queue works too
+        except Exception:  # no such method on this Spark: addSparkListener uses the shared queue too
             self._sc.addSparkListener(self._listener)
+
+    def _proxy(self, jobs: Any) -> Any:
+        """The listener as a dynamic proxy over :func:`_build_dispatch` (no compiled ``Handles``)."""
+        dispatch = self._t.cached("rdd.dispatch", _build_dispatch)
+        bound = self._t._mh.insertArguments(
+            dispatch, 0, self._t.array("java.lang.Object", [self._queue, jobs])
+        )
+        handler = self._t._proxies.asInterfaceInstance(
+            self._t.cls("java.lang.reflect.InvocationHandler"), bound
+        )
+        interfaces, loader = self._t.cached("rdd.proxy_types", _proxy_types)
+        return self._t.java_class("java.lang.reflect.Proxy").newProxyInstance(loader, interfaces, handler)
 
     def stop(self) -> None:
         if self._listener is not None:
