@@ -23,7 +23,9 @@ def data(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path
 
 
 def listeners(spark: Any) -> int:
-    return len(spark._jsparkSession.listenerManager().listListeners())
+    """The session's query listeners and the listener bus's listeners (the capture's relay)."""
+    bus = spark.sparkContext._jsc.sc().listenerBus().listeners()
+    return len(spark._jsparkSession.listenerManager().listListeners()) + int(bus.size())
 
 
 def callback_server(spark: Any) -> Any:
@@ -58,10 +60,11 @@ def test_query_running_across_start_does_not_leak(spark: Any, data: dict[str, Pa
 
 
 def test_cleanup_restores_listeners_and_callback_server(spark: Any) -> None:
+    captured(spark, lambda: None)  # lines before 4.2 register ExecutionIds once per context
     before_listeners, before_server = listeners(spark), callback_server(spark)
     capture = SparkLineageCapture(spark)
     capture.start()
-    assert listeners(spark) == before_listeners + 1
+    assert listeners(spark) == before_listeners + 2  # the query relay and the RDD-job listener
     assert callback_server(spark) is not None
     spark.range(1).collect()
     capture.stop()
@@ -70,6 +73,47 @@ def test_cleanup_restores_listeners_and_callback_server(spark: Any) -> None:
     # a stopped capture sees nothing more, and stop() is idempotent
     spark.range(1).collect()
     assert capture.stop().executions == 1
+
+
+def _queues(spark: Any) -> set[str]:
+    return set(str(spark.sparkContext._jsc.sc().listenerBus().activeQueues().mkString(",")).split(","))
+
+
+def test_the_capture_adds_no_listener_queue(spark: Any) -> None:
+    """Spark wakes each listener queue's thread for every event of the task: the capture's relay
+    and RDD-job listener join a queue Spark runs anyway, instead of the shared queue, which
+    ``listenerManager().register`` would start for the query listeners' bus."""
+    before = _queues(spark)
+    capture = SparkLineageCapture(spark)
+    capture.start()
+    try:
+        during = _queues(spark)
+        spark.range(1).collect()
+    finally:
+        result = capture.stop()
+    assert during == before
+    assert result.executions == 1
+
+
+def test_without_the_compiled_helpers_the_query_listener_is_registered(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from lineage_operators.spark.jvm import tools_for
+
+    # as where Handles.java cannot be compiled (a second compile of the other classes, under the
+    # same names, would confuse py4j's method cache: the shared tools keep theirs)
+    monkeypatch.setattr(tools_for(spark.sparkContext._gateway), "fast", lambda: None)
+    before = len(spark._jsparkSession.listenerManager().listListeners())
+    capture = SparkLineageCapture(spark)
+    capture.start()
+    try:
+        registered = len(spark._jsparkSession.listenerManager().listListeners())
+        spark.range(2).write.parquet(str(tmp_path / "out"))
+    finally:
+        result = capture.stop()
+    assert registered == before + 1
+    assert len(spark._jsparkSession.listenerManager().listListeners()) == before
+    assert names(result.outputs) == {local(tmp_path / "out")}
 
 
 def test_callback_server_started_by_someone_else_is_left_running(spark: Any) -> None:

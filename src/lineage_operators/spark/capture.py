@@ -15,8 +15,9 @@ How it works:
 
 * ``start()`` drains the listener bus (so executions that ended before the task are delivered to
   nobody), records two watermarks -- the newest SQL execution id in Spark's SQL status store and
-  the next ``QueryExecution`` id -- then registers a py4j ``QueryExecutionListener``. What it reads
-  from the session, and starts beside the listener, is :mod:`.capture_setup`'s.
+  the next ``QueryExecution`` id -- then registers a py4j ``QueryExecutionListener`` (relayed from a
+  bus queue Spark runs anyway: :class:`.listener.QueryRegistration`). What it reads from the
+  session, and starts beside the listener, is :mod:`.capture_setup`'s.
 * Each callback (on Spark's listener-bus thread) only hands the execution's py4j handle over to
   the capture's reader thread (:class:`~lineage_operators.spark.listener.HandOver`) and returns:
   no JVM call, so a slow or hung read never holds up the listener bus or ``SparkContext.stop()``.
@@ -166,8 +167,7 @@ class SparkLineageCapture:
         )
         lst.acquire_callback_server(self._gateway)
         self._listener = lst.QueryListener(self._handover.put)  # from here on, _teardown releases
-        self._jlistener = lst.java_proxy(self._gateway.jvm, self._listener)
-        jss.listenerManager().register(self._jlistener)
+        self._jlistener = lst.QueryRegistration(self._tools, jss, self._listener)
         self._rdd_jobs = setup.start_rdd_jobs(self._tools, sc._jsc)
         self._owner = claim_task_threads(sc)
 
@@ -240,7 +240,7 @@ class SparkLineageCapture:
                 log.warning("lineage capture: could not unregister the RDD job listener: %s", describe(exc))
         if self._jlistener is not None:
             try:
-                self._spark._jsparkSession.listenerManager().unregister(self._jlistener)
+                self._jlistener.unregister()
             except Exception as exc:
                 log.warning("lineage capture: could not unregister the query listener: %s", describe(exc))
             self._jlistener = None

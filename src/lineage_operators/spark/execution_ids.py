@@ -19,6 +19,7 @@ from typing import Any
 
 from lineage_operators.spark import jvm_classes
 from lineage_operators.spark.jvm import JvmTools
+from lineage_operators.spark.listener import add_to_bus
 
 SOURCE = "ExecutionIds.java"
 CLASS_NAME = "lineage_operators.ExecutionIds"
@@ -48,7 +49,7 @@ def start_recording(tools: JvmTools, jsc: Any, app_id: str) -> None:
         found = recorder(t)
         if found is None:
             return False
-        jsc.sc().addSparkListener(found)
+        add_to_bus(jsc.sc(), found)
         return True
 
     tools.cached(f"execution_ids.registered.{app_id}", register)

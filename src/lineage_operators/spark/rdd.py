@@ -3,13 +3,13 @@
 No SQL execution runs for ``sc.textFile(p).saveAsTextFile(q)``, so the query listener never sees
 it. Like openlineage-spark's ``RddExecutionContext`` we read such jobs from Spark's scheduler:
 
-* A listener is registered on Spark's ``shared`` listener-bus queue, where the query listener's
-  bus already runs (a queue of its own cost a thread woken for every event: ~0.025 s of CPU per
-  task of the overhead benchmark). It is compiled (``Handles.RddJobListener``), or where that
-  cannot be, a JDK dynamic proxy whose ``InvocationHandler`` is composed of method handles
-  (:mod:`.jvm`). Either runs entirely in the JVM, ignores every event but ``onJobStart`` of jobs
-  without a SQL execution id, and for those puts the event and the scheduler's ``ActiveJob``
-  (final RDD, result function) in a JVM queue. No py4j callback per task or job.
+* A listener is added to a listener-bus queue Spark already runs (:func:`.listener.add_to_bus`; a
+  queue of its own cost a thread woken for every event of the task). It is compiled
+  (``Handles.RddJobListener``), or where that cannot be, a JDK dynamic proxy whose
+  ``InvocationHandler`` is composed of method handles (:mod:`.jvm`). Either runs entirely in the
+  JVM, ignores every event but ``onJobStart`` of jobs without a SQL execution id, and for those
+  puts the event and the scheduler's ``ActiveJob`` (final RDD, result function) in a JVM queue.
+  No py4j callback per task or job.
 * When the capture builds its result (after draining the bus), each queued job is read: inputs by
   walking the final RDD's dependencies to its sources (:mod:`.rdd_sources`: ``HadoopRDD``/
   ``NewHadoopRDD`` input directories, ``FileScanRDD`` files' directories), the output directory
@@ -32,6 +32,7 @@ from lineage_operators.spark._errors import describe
 from lineage_operators.spark.handles import release
 from lineage_operators.spark.job_statistics import job_totals
 from lineage_operators.spark.jvm import NONE, JvmTools
+from lineage_operators.spark.listener import add_to_bus
 from lineage_operators.spark.rdd_sources import MAX_DEPTH, locations_of, source_items
 
 log = get_logger(__name__)
@@ -43,8 +44,6 @@ _WRITE_CONFIGS = {
     "org.apache.spark.internal.io.HadoopMapRedWriteConfigUtil",
     "org.apache.spark.internal.io.HadoopMapReduceWriteConfigUtil",
 }
-#: Spark's ``LiveListenerBus.SHARED_QUEUE``: the query listener's bus lives there already.
-QUEUE_NAME = "shared"
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,10 +154,7 @@ class RddJobWatcher:
         jobs = self._sc.dagScheduler().jobIdToActiveJob()
         fast = self._t.fast()
         self._listener = fast.rddListener(self._queue, jobs) if fast is not None else self._proxy(jobs)
-        try:
-            self._sc.listenerBus().addToQueue(self._listener, QUEUE_NAME)
-        except Exception:  # no such method on this Spark: addSparkListener uses the shared queue too
-            self._sc.addSparkListener(self._listener)
+        add_to_bus(self._sc, self._listener)
 
     def _proxy(self, jobs: Any) -> Any:
         """The listener as a dynamic proxy over :func:`_build_dispatch` (no compiled ``Handles``)."""

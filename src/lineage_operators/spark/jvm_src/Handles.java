@@ -4,7 +4,8 @@
 // argument arrays element by element, reflection on MethodHandles' statics), and the capture's
 // one-time set-up composes a few thousand handles. The handles built here are the same compositions as the Python ones
 // (same JDK calls in the same order), so the functions give the same texts; Py4jBuilder keeps the
-// pure-py4j way as the fallback where this class cannot be compiled.
+// pure-py4j way as the fallback where this class cannot be compiled. It also holds the capture's two
+// compiled listeners (query ends, RDD-only job starts), which need no per-capture compile.
 // Janino compiles a subset of Java: no generics, lambdas or enhanced for loops here.
 package lineage_operators;
 
@@ -228,7 +229,64 @@ public class Handles {
         return MethodHandleProxies.asInterfaceInstance(cls("scala.Function1"), handle);
     }
 
-    // -- the RDD-job listener (lineage_operators.spark.rdd) --------------------------------
+    // -- the capture's listeners (lineage_operators.spark.listener, .rdd) -------------------
+    //
+    // Compiled SparkListeners, added to Spark's executorManagement queue: Spark's listener bus
+    // wakes every queue's thread for every event (each task's start and end), so a queue of our
+    // own (the RDD-job listener had one) or the shared queue (where Spark puts the query
+    // listeners' bus) cost a thread woken thousands of times per task. executorManagement always
+    // exists (the HeartbeatReceiver), and its other listeners do little, so ours see job starts
+    // promptly.
+
+    /** listener.register_query_listener: relays this session's ended executions to {@code target}. */
+    public Object queryRelay(Object session, org.apache.spark.sql.util.QueryExecutionListener target) {
+        return new QueryRelay(session, target);
+    }
+
+    /**
+     * What Spark's ExecutionListenerBus does for a QueryExecutionListener (same events, same
+     * filter: named executions of this session), without the bus's queue: the execution's end
+     * event carries its QueryExecution, name, duration and failure. Never throws into the bus.
+     */
+    public static class QueryRelay extends org.apache.spark.scheduler.SparkListener {
+        private final Object session;
+        private final org.apache.spark.sql.util.QueryExecutionListener target;
+
+        public QueryRelay(Object session, org.apache.spark.sql.util.QueryExecutionListener target) {
+            this.session = session;
+            this.target = target;
+        }
+
+        public void onOtherEvent(org.apache.spark.scheduler.SparkListenerEvent event) {
+            if (!(event instanceof org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd)) {
+                return;
+            }
+            org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd end =
+                (org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd) event;
+            try {
+                org.apache.spark.sql.execution.QueryExecution qe = end.qe();
+                if (qe == null || qe.sparkSession() != session || end.executionName().isEmpty()) {
+                    return;
+                }
+                String name = (String) end.executionName().get();
+                if (end.executionFailure().isDefined()) {
+                    Object failure = end.executionFailure().get();
+                    target.onFailure(name, qe, failure instanceof Exception
+                        ? (Exception) failure : new RuntimeException(String.valueOf(failure)));
+                } else {
+                    target.onSuccess(name, qe, end.duration());
+                }
+            } catch (Throwable ignored) {
+                // the Python listener reports its own failures; the bus goes on
+            }
+        }
+
+        public String toString() {
+            return "lineage_operators.QueryRelay";
+        }
+    }
+
+    // -- the RDD-job listener (lineage_operators.spark.rdd)
 
     /** RddJobWatcher.start's listener: queues jobs started without a SQL execution id. */
     public Object rddListener(java.util.Collection queue, scala.collection.mutable.HashMap jobs) {
@@ -236,10 +294,9 @@ public class Handles {
     }
 
     /**
-     * A compiled SparkListener, not a dynamic proxy: Spark's bus calls every listener once per
-     * event (each task's start and end), and a proxy dispatching on the method's name cost ~0.025 s
-     * of listener-thread CPU per task of the overhead benchmark. Puts [event, Option(ActiveJob)]
-     * in the watcher's queue; never throws into the bus.
+     * A compiled SparkListener, not a dynamic proxy dispatching on the method's name (~0.025 s of
+     * listener-thread CPU per task of the overhead benchmark). Puts [event, Option(ActiveJob)] in
+     * the watcher's queue; never throws into the bus.
      */
     public static class RddJobListener extends org.apache.spark.scheduler.SparkListener {
         private final java.util.Collection queue;
