@@ -60,3 +60,9 @@ def lifecycle(dataset: LineageDataset) -> str | None:
 def stats(dataset: LineageDataset) -> tuple[int | None, int | None, int | None]:
     facet = dataset.output_facets["outputStatistics"]
     return facet.rowCount, facet.size, facet.fileCount
+
+
+def listener_queues(spark: Any) -> set[str]:
+    """The names of the queues of the context's listener bus (each one a thread Spark wakes for
+    every event)."""
+    return set(str(spark.sparkContext._jsc.sc().listenerBus().activeQueues().mkString(",")).split(","))

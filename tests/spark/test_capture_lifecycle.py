@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_helpers import captured, local, names
+from spark_helpers import captured, listener_queues, local, names
 
 from lineage_operators.spark.capture import SparkLineageCapture
 
@@ -75,19 +75,15 @@ def test_cleanup_restores_listeners_and_callback_server(spark: Any) -> None:
     assert capture.stop().executions == 1
 
 
-def _queues(spark: Any) -> set[str]:
-    return set(str(spark.sparkContext._jsc.sc().listenerBus().activeQueues().mkString(",")).split(","))
-
-
 def test_the_capture_adds_no_listener_queue(spark: Any) -> None:
     """Spark wakes each listener queue's thread for every event of the task: the capture's relay
     and RDD-job listener join a queue Spark runs anyway, instead of the shared queue, which
     ``listenerManager().register`` would start for the query listeners' bus."""
-    before = _queues(spark)
+    before = listener_queues(spark)
     capture = SparkLineageCapture(spark)
     capture.start()
     try:
-        during = _queues(spark)
+        during = listener_queues(spark)
         spark.range(1).collect()
     finally:
         result = capture.stop()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from spark_helpers import listener_queues
 
 from lineage_operators.spark import listener as lst
 from lineage_operators.spark import rdd_reader
@@ -198,36 +199,26 @@ def test_jobs_tagged_in_the_task_keep_their_tags_through_the_drain(spark: Any, t
 
 
 def _queued_by(spark: Any, tmp_path: Path, tools: Any) -> tuple[list[Any], str, set[str]]:
-    """What a watcher built with ``tools`` queues for one RDD write and one SQL write, the class of
-    its listener, and the listener-bus queues its registration added."""
+    """What a watcher built with ``tools`` queues for one RDD write and one SQL write (output and
+    input items of each job that touched files), the class of its listener, and the listener-bus
+    queues its registration added."""
     source = tmp_path / "in"
     source.mkdir(parents=True)
     (source / "a.txt").write_text("a\n")
-    bus = spark.sparkContext._jsc.sc().listenerBus()
-    before = set(str(bus.activeQueues().mkString(",")).split(","))
+    before = listener_queues(spark)
     watcher = RddJobWatcher(tools, spark.sparkContext._jsc)
     watcher.start()
     try:
-        queues = set(str(bus.activeQueues().mkString(",")).split(",")) - before
+        added = listener_queues(spark) - before
         kind = str(watcher._listener.getClass().getName())
         spark.sparkContext.textFile(str(source)).saveAsTextFile(str(tmp_path / "out"))
         spark.range(3).write.parquet(str(tmp_path / "sql_write"))  # a SQL execution's jobs: not queued
         assert lst.drain(spark.sparkContext._jsc, 30)
     finally:
         watcher.stop()
-    return (
-        [
-            (f.output, f.input_items)
-            for f in rdd_reader.parse_drained(
-                str(
-                    rdd_reader.reader(tools_for(spark.sparkContext._gateway)).drain(watcher._queue, MAX_DEPTH)
-                )
-            )
-            if f
-        ],
-        kind,
-        queues,
-    )
+    drained = rdd_reader.reader(tools_for(spark.sparkContext._gateway)).drain(watcher._queue, MAX_DEPTH)
+    files = [(f.output, f.input_items) for f in rdd_reader.parse_drained(str(drained)) if f]
+    return files, kind, added
 
 
 def test_the_job_listener_is_compiled_and_adds_no_queue(
@@ -237,15 +228,10 @@ def test_the_job_listener_is_compiled_and_adds_no_queue(
     watcher's listener joins a queue Spark runs anyway instead of one of its own, and is a compiled
     ``SparkListener`` rather than a proxy dispatching on method names. Without the compiled
     ``Handles``, the proxy queues the same jobs."""
-    from lineage_operators.spark import jvm_classes
-    from lineage_operators.spark.jvm import JvmTools
-
-    compiled = _queued_by(spark, tmp_path / "compiled", tools_for(spark.sparkContext._gateway))
-    real = jvm_classes.java_source
-    monkeypatch.setattr(
-        jvm_classes, "java_source", lambda name: "not java" if name == "Handles.java" else real(name)
-    )
-    fallback = _queued_by(spark, tmp_path / "proxy", JvmTools(spark.sparkContext._gateway))
+    tools = tools_for(spark.sparkContext._gateway)
+    compiled = _queued_by(spark, tmp_path / "compiled", tools)
+    monkeypatch.setattr(tools, "fast", lambda: None)  # as where Handles.java cannot be compiled
+    fallback = _queued_by(spark, tmp_path / "proxy", tools)
     for found, _, added in (compiled, fallback):
         assert added == set()
         assert [(out.rsplit("/", 1)[-1], [i.rsplit("/", 1)[-1] for i in ins]) for out, ins in found] == [

@@ -238,7 +238,7 @@ public class Handles {
     // exists (the HeartbeatReceiver), and its other listeners do little, so ours see job starts
     // promptly.
 
-    /** listener.register_query_listener: relays this session's ended executions to {@code target}. */
+    /** listener.QueryRegistration: relays this session's ended executions to {@code target}. */
     public Object queryRelay(Object session, org.apache.spark.sql.util.QueryExecutionListener target) {
         return new QueryRelay(session, target);
     }
