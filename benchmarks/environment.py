@@ -66,6 +66,10 @@ def steady_spark_stop() -> None:
             server.serve_forever = serve_forever  # type: ignore[method-assign]
 
 
+#: Environment variables that turn every ``SparkSession.builder`` of a process into Spark Connect.
+CONNECT_SWITCHES = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_API_MODE")
+
+
 def child_environment() -> dict[str, str]:
     """Environment for benchmark child processes: this one's, with Python's bytecode cache on.
 
@@ -73,8 +77,12 @@ def child_environment() -> dict[str, str]:
     this project's machines) and site-packages holds no ``.pyc``, every fresh interpreter would
     compile each module it imports, and a parse or a task start would measure the compiler. So
     children write and read their bytecode under :data:`PYCACHE_DIR`; a warm-up run fills it.
+
+    Without pyspark's process-wide Connect switches: a child picks its own session kind, and with
+    ``--tiny`` a Connect benchmark in this process sets ``SPARK_CONNECT_MODE_ENABLED`` while
+    children start beside it (a classic child would then refuse to start: CONNECT_URL_NOT_SET).
     """
-    environment = dict(os.environ)
+    environment = {key: value for key, value in os.environ.items() if key not in CONNECT_SWITCHES}
     environment.pop("PYTHONDONTWRITEBYTECODE", None)
     environment["PYTHONPYCACHEPREFIX"] = str(PYCACHE_DIR)
     return environment
