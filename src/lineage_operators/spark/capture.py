@@ -295,7 +295,7 @@ class SparkLineageCapture:
         if watcher is None or self._abandoned():
             return
         try:
-            watcher.read_queued()
+            watcher.read_queued_if_due()
         except Exception as exc:
             log.debug("lineage capture: RDD jobs left for stop(): %s", describe(exc))
 

@@ -25,6 +25,7 @@ job that is over by then (a few milliseconds of work) is not seen.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from lineage_operators._logging import get_logger
@@ -38,6 +39,10 @@ from lineage_operators.spark.rdd_sources import MAX_DEPTH, locations_of, source_
 log = get_logger(__name__)
 
 _JOB_START = "org.apache.spark.scheduler.SparkListenerJobStart"
+#: Between executions, the queue is read at most this often: even empty, a read is a round trip
+#: (~1 ms on a busy driver), and a SQL-only task (the overhead benchmark's: 62 executions) queues
+#: nothing. Jobs queued meanwhile stay referenced at most this much longer.
+QUEUE_READ_INTERVAL_S = 1.0
 _OUTPUT_DIR = "mapreduce.output.fileoutputformat.outputdir"
 _JOB_TAGS = "spark.job.tags"
 _WRITE_CONFIGS = {
@@ -135,9 +140,10 @@ class RddJobWatcher:
 
     The JVM queue holds each job's ``ActiveJob`` (stages, RDD lineage, closures and what they
     capture) until the job's files are read. :meth:`read_queued` reads them; the capture's reader
-    thread calls it after every execution it reads, so the queue does not keep them, and what they
-    reference (broadcast relations among them), alive until the task ends (the memory benchmark's
-    task runs 41 such jobs). Statistics are read at :meth:`executions`, once the jobs are over.
+    thread calls :meth:`read_queued_if_due` after the executions it reads, so the queue does not
+    keep them, and what they reference (broadcast relations among them), alive until the task ends
+    (the memory benchmark's task runs 41 such jobs). Statistics are read at :meth:`executions`,
+    once the jobs are over.
     """
 
     def __init__(self, tools: JvmTools, jsc: Any) -> None:
@@ -148,6 +154,7 @@ class RddJobWatcher:
         self._lock = threading.Lock()
         self._read: list[Any] = []  # rdd_reader.JobFiles of jobs that touched files, or could not be read
         self._jobs: list[Any] = []  # ExecutionFacts, read so far
+        self._read_at = float("-inf")  # time.monotonic() of the last read_queued_if_due read
 
     def start(self) -> None:
         self._queue = self._t.java_class("java.util.concurrent.LinkedBlockingQueue")()
@@ -174,6 +181,14 @@ class RddJobWatcher:
                 self._sc.removeSparkListener(self._listener)
             finally:
                 self._listener = None
+
+    def read_queued_if_due(self) -> None:
+        """:meth:`read_queued`, unless the last such read was under :data:`QUEUE_READ_INTERVAL_S` ago."""
+        now = time.monotonic()
+        if now - self._read_at < QUEUE_READ_INTERVAL_S:
+            return
+        self._read_at = now
+        self.read_queued()
 
     def read_queued(self, wait_s: float = -1) -> bool:
         """Read the files of the jobs queued so far and release them from the queue; False when
