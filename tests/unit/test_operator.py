@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 import pytest
@@ -160,3 +161,19 @@ def test_parent_job_information_is_not_injected_over_the_users():
 )
 def test_java_major_version(output, major):
     assert java_major_version(output) == major
+
+
+def test_a_connect_session_that_fails_to_open_leaves_the_process_classic(monkeypatch):
+    # pyspark's builder.remote(...).getOrCreate() sets SPARK_CONNECT_MODE_ENABLED before it
+    # connects; in one process (dag.test()) the next classic task would then fail to start
+    monkeypatch.delenv("SPARK_CONNECT_MODE_ENABLED", raising=False)
+
+    def failing_open(spec):
+        os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"
+        raise ConnectionError("the Spark Connect server at sc://h:15002 is not reachable")
+
+    monkeypatch.setattr(session_module, "open_session", failing_open)
+    op = LineageAwarePySparkOperator(task_id="t", python_callable=print, master="sc://h:15002")
+    with pytest.raises(ConnectionError, match="not reachable"):
+        run(op)
+    assert "SPARK_CONNECT_MODE_ENABLED" not in os.environ

@@ -199,6 +199,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         try:
             spark, owned = open_session(spec)  # its errors may quote the Connect URL and its token
         except Exception as error:
+            if not connect_mode_before:  # the builder switches the process before it connects
+                os.environ.pop(_CONNECT_MODE, None)
             if _holds_secret(error):
                 raise _without_secrets(error) from None
             raise
