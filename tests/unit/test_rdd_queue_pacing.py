@@ -12,7 +12,7 @@ from lineage_operators.spark.rdd import QUEUE_READ_INTERVAL_S, RddJobWatcher
 
 def test_between_executions_the_queue_is_read_once_per_interval(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = [1000.0]
-    monkeypatch.setattr(rdd.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(rdd, "time", SimpleNamespace(monotonic=lambda: clock[0]))  # this module only
     watcher = RddJobWatcher(tools=None, jsc=SimpleNamespace(sc=lambda: None))  # type: ignore[arg-type]
     reads: list[float] = []
     monkeypatch.setattr(watcher, "read_queued", lambda wait_s=-1: reads.append(clock[0]) or True)
