@@ -11,7 +11,16 @@ LOWEST_SPARK_VENV := .venv-lowest-spark
 # without it validate_events downloads them (and caches them in the user's cache dir).
 SPEC_DIR := $(abspath $(CURDIR)/../shared/openlineage-spec)
 SPEC_ENV := $(if $(wildcard $(SPEC_DIR)/OpenLineage.json),OPENLINEAGE_SPEC_DIR=$(SPEC_DIR),)
-export UV_LINK_MODE := copy
+# pyspark comes as a source archive only: scripts/pyspark_wheels.sh builds each release once into a wheelhouse
+# uv installs from, and every environment hard-links one unpacked copy from uv's cache (no copy per venv).
+PYSPARK_WHEELHOUSE ?= $(HOME)/.cache/lineage-operators/pyspark-wheels
+export PYSPARK_WHEELHOUSE
+export UV_FIND_LINKS := $(PYSPARK_WHEELHOUSE)
+export UV_LINK_MODE := hardlink
+pyspark_wheels = bash scripts/pyspark_wheels.sh $(PY) $(1)
+# The lowest pyspark each lower-bound environment resolves to (pyproject.toml: `connect`, `spark` extras).
+LOWEST_PYSPARK := 4.0.0
+LOWEST_SPARK_PYSPARK := 3.5.0
 
 .PHONY: setup demo test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg lint bench services spark-only-env spark-provider-env clean
 
@@ -19,6 +28,7 @@ $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@test -x $(UV) || $(PY) -m pip install --quiet uv
+	@$(call pyspark_wheels,"pyspark<5")
 	$(UV) pip install --quiet --python $(PY) -e ".[spark,openlineage,connect]" --group dev
 	@touch $@
 
@@ -63,6 +73,7 @@ LOWEST_TESTS ?= tests/spark/test_capture_files.py tests/spark/test_capture_lifec
 $(LOWEST_VENV)/.installed: pyproject.toml $(VENV)/.installed
 	@rm -rf $(LOWEST_VENV)
 	$(UV) venv --quiet --python $(PY) $(LOWEST_VENV)
+	@$(call pyspark_wheels,"pyspark==$(LOWEST_PYSPARK)")
 	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --resolution lowest-direct -e ".[spark,openlineage,connect]"
 	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --group dev
 	@touch $@
@@ -103,6 +114,7 @@ line_tests = $(if $(call is_connect_line,$(1)),$(CONNECT_LINE_TESTS),$(LINE_TEST
 
 .venv-spark-%/.installed: pyproject.toml $(VENV)/.installed
 	@test -x .venv-spark-$*/bin/python || $(UV) venv --quiet --python $(PY) .venv-spark-$*
+	@$(call pyspark_wheels,"pyspark==$*.*")
 	$(UV) pip install --quiet --python .venv-spark-$*/bin/python -e ".[$(call line_extras,$*)]" "pyspark==$*.*" --group dev
 	@touch $@
 
@@ -119,6 +131,7 @@ test-spark-lines: $(addprefix test-spark-,$(SPARK_LINES))
 $(LOWEST_SPARK_VENV)/.installed: pyproject.toml $(VENV)/.installed
 	@rm -rf $(LOWEST_SPARK_VENV)
 	$(UV) venv --quiet --python $(PY) $(LOWEST_SPARK_VENV)
+	@$(call pyspark_wheels,"pyspark==$(LOWEST_SPARK_PYSPARK)")
 	$(UV) pip install --quiet --python $(LOWEST_SPARK_VENV)/bin/python --resolution lowest-direct -e ".[spark,openlineage]"
 	$(UV) pip install --quiet --python $(LOWEST_SPARK_VENV)/bin/python --group dev
 	@touch $@
