@@ -32,6 +32,11 @@ log = get_logger(__name__)
 _UI = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
 _APP_STORE = "org.apache.spark.status.AppStatusStore"
 _JOB = "org.apache.spark.status.api.v1.JobData"
+_HOLDER = "java.util.concurrent.atomic.AtomicReference"
+_REFERENCE = "java.lang.ref.Reference"
+_WEAK = "java.lang.ref.WeakReference"
+_JSC = "org.apache.spark.api.java.JavaSparkContext"
+_SC = "org.apache.spark.SparkContext"
 
 
 def attributed(
@@ -113,19 +118,44 @@ def read_records(
     tools: JvmTools, jss: Any, jsc: Any, exec_watermark: int, app_id: str
 ) -> list[ExecutionJobs]:
     """The SQL executions that started after ``exec_watermark``, with their jobs and the jobs'
-    capture tags (one JVM call once the function of application ``app_id`` is built; evicted
-    executions are missing). JDBC job statistics reuse them (:mod:`.job_statistics`)."""
+    capture tags (one JVM call; evicted executions are missing). JDBC job statistics reuse them
+    (:mod:`.job_statistics`).
 
-    def build(t: JvmTools) -> Any:
-        return t.function(t.record(_fields(t, jsc.sc().statusStore())))
+    The record function is built once per JVM (~30 round trips) and looks jobs up in the store that
+    a holder points at: a new application (the next task of a ``dag.test()``) costs one call to
+    point it at its store, weakly, so a stopped application's store is not kept alive by it.
+    """
+    holder, point_at = tools.cached("attribution.store_holder", _build_point_at)
+    tools.cached(f"attribution.store.{app_id}", lambda t: point_at.apply(jsc) or True)
+    return read_executions(
+        tools,
+        jss,
+        exec_watermark,
+        ("attribution.records", lambda t: t.function(t.record(_fields(t, holder)))),
+    )
 
-    return read_executions(tools, jss, exec_watermark, (f"attribution.records.{app_id}", build))
+
+def _build_point_at(t: JvmTools) -> tuple[Any, Any]:
+    """A holder of the current application's status store, and the function (of a
+    ``JavaSparkContext``) that points it there, weakly."""
+    holder = t.java_class(_HOLDER)()
+    to_object = t._mt.methodType(t.cls("void"), t.cls("java.lang.Object"))
+    weak = t._lookup.findConstructor(t.cls(_WEAK), to_object).asType(t._oo)
+    store_in = t._lookup.findVirtual(t.cls(_HOLDER), "set", to_object).bindTo(holder).asType(t._oo)
+    point_at = t.function(t.chain((_JSC, "sc"), (_SC, "statusStore"), weak, store_in))
+    return holder, point_at
 
 
-def _fields(t: JvmTools, app_store: Any) -> list[Any]:
-    """Field handles of an execution record; the job lookup is bound to this context's store."""
+def _fields(t: JvmTools, holder: Any) -> list[Any]:
+    """Field handles of an execution record; jobs are looked up in the store ``holder`` points at."""
+    handles = t.jvm.java.lang.invoke.MethodHandles
+    getter = t._mt.methodType(t.cls("java.lang.Object"))
+    current = t._lookup.findVirtual(t.cls(_HOLDER), "get", getter).bindTo(holder)
+    current = current.asType(t._mt.methodType(t.cls(_REFERENCE)))
+    store = handles.filterReturnValue(current, t._lookup.findVirtual(t.cls(_REFERENCE), "get", getter))
     job = t._lookup.findVirtual(t.cls(_APP_STORE), "job", t._mt.methodType(t.cls(_JOB), t.cls("int")))
-    job = job.bindTo(app_store).asType(t._oo)
+    job = handles.collectArguments(job, 0, store.asType(t._mt.methodType(t.cls(_APP_STORE))))
+    job = job.asType(t._oo)
     no_tags = t.constant(t.jvm.scala.Option.empty().toList())
     tags_of_job = t.function(t.first(t.chain(job, (_JOB, "jobTags")), no_tags))
     ours = t.function(t.step("java.lang.String", "startsWith", ("java.lang.String", TAG_PREFIX)))
