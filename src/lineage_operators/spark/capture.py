@@ -138,6 +138,7 @@ class SparkLineageCapture:
 
     def _start(self) -> None:
         from lineage_operators.redaction import redact_url
+        from lineage_operators.spark import callback_server
         from lineage_operators.spark import listener as lst
         from lineage_operators.spark.attribution import claim_task_threads
         from lineage_operators.spark.execution_ids import start_recording
@@ -165,7 +166,7 @@ class SparkLineageCapture:
         self._handover = lst.HandOver(
             self._on_execution, self._close_columns, on_start=lambda: setup.activate_session(self._tools, jss)
         )
-        lst.acquire_callback_server(self._gateway)
+        callback_server.acquire_callback_server(self._gateway)
         self._listener = lst.QueryListener(self._handover.put)  # from here on, _teardown releases
         self._jlistener = lst.QueryRegistration(self._tools, jss, self._listener)
         self._rdd_jobs = setup.start_rdd_jobs(self._tools, sc._jsc)
@@ -225,7 +226,7 @@ class SparkLineageCapture:
         return ok
 
     def _teardown(self) -> None:
-        from lineage_operators.spark import listener as lst
+        from lineage_operators.spark import callback_server
 
         if self._listener is not None:
             self._listener.enabled = False
@@ -259,7 +260,7 @@ class SparkLineageCapture:
                 # errors: leave it running (a daemon thread) for the callback to return into
                 return
             try:
-                lst.release_callback_server(self._gateway)
+                callback_server.release_callback_server(self._gateway)
             except Exception as exc:
                 log.warning("lineage capture: could not stop the py4j callback server: %s", describe(exc))
 

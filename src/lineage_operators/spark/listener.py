@@ -7,20 +7,19 @@ Things learned the hard way (pyspark 4.x, py4j ``ClientServer``):
   proxy we registered (:func:`java_proxy`) and unregister that very object.
 * Removing a listener calls ``equals`` on it (from ``CopyOnWriteArrayList.remove``), which py4j
   forwards to Python: the listener must implement ``equals``/``hashCode``.
-* ``gateway.shutdown_callback_server()`` leaves ``gateway._callback_server`` set, so pyspark's
-  ``ensure_callback_server_started`` would believe a dead server is running: after shutting down
-  the server we started, the attribute is reset so the next user starts a fresh one.
+* py4j's proxy pool keeps a Python object passed to the JVM until the JVM collects its proxy:
+  :meth:`QueryRegistration.unregister` drops it at once (:func:`forget_proxy`).
+
+The callback server those calls arrive on: :mod:`.callback_server`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
-import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from lineage_operators._logging import get_logger
@@ -28,6 +27,10 @@ from lineage_operators._logging import get_logger
 log = get_logger(__name__)
 
 Sink = Callable[[str, Any, bool], None]
+
+
+def _ignore(func_name: str, qe: Any, succeeded: bool) -> None:
+    return None
 
 
 class QueryListener:
@@ -44,6 +47,11 @@ class QueryListener:
         self.in_flight = 0
         self._count_lock = threading.Lock()
         self._warned = False
+
+    def detach(self) -> None:
+        """No more deliveries, and no reference to the sink (the capture) from here on."""
+        self.enabled = False
+        self._sink = _ignore
 
     def onSuccess(self, funcName: str, qe: Any, durationNs: int) -> None:
         self._deliver(funcName, qe, True)
@@ -215,6 +223,8 @@ class QueryRegistration:
 
     def __init__(self, tools: Any, jss: Any, listener: QueryListener) -> None:
         self._jss = jss
+        self._listener = listener
+        self._pool = tools.gateway.gateway_property.pool
         self._proxy = java_proxy(tools.jvm, listener)
         fast = tools.fast()
         self._relay = fast.queryRelay(jss, self._proxy) if fast is not None else None
@@ -224,175 +234,34 @@ class QueryRegistration:
             jss.listenerManager().register(self._proxy)
 
     def unregister(self) -> None:
-        if self._relay is not None:
-            self._jss.sparkContext().removeSparkListener(self._relay)
-        else:
-            self._jss.listenerManager().unregister(self._proxy)
+        """Removes the listener, then lets both sides of it go at once.
+
+        py4j's proxy pool keeps the Python listener (and through its sink the whole capture: plan
+        reader, session catalog, queue) until the JVM collects the Java proxy, which Python's own
+        reference to that proxy delays: in one process (``dag.test()``) each task's capture and its
+        stopped application stayed reachable for several tasks, some for good.
+        """
+        try:
+            if self._relay is not None:
+                self._jss.sparkContext().removeSparkListener(self._relay)
+            else:
+                self._jss.listenerManager().unregister(self._proxy)
+        finally:
+            self._listener.detach()
+            forget_proxy(self._pool, self._listener)
+            self._proxy = self._relay = None
+
+
+def forget_proxy(pool: Any, obj: Any) -> None:
+    """Drops ``obj`` from py4j's proxy pool (a JVM call for it then fails, which no caller makes)."""
+    with pool.lock:
+        for key in [key for key, value in pool.dict.items() if value is obj]:
+            del pool.dict[key]
 
 
 def java_proxy(jvm: Any, obj: Any) -> Any:
     """The Java proxy object of a Python object, as one stable ``JavaObject`` reference."""
     return jvm.java.util.Objects.requireNonNull(obj)
-
-
-# --------------------------------------------------------------------------------------------
-# callback server: started on first use, shut down by the last user if we started it
-# --------------------------------------------------------------------------------------------
-
-_SERVER_LOCK = threading.Lock()
-_SERVER_USERS: dict[int, int] = {}  # id(gateway) -> active captures
-_SERVER_OWNED: set[int] = set()  # gateways whose callback server this module started
-
-
-def _server_running(gateway: Any) -> bool:
-    return gateway.__dict__.get("_callback_server") is not None
-
-
-# py4j logs every callback at INFO ("Received command c on object id p0"), one line per Spark
-# action in the task's log, and connection teardown with tracebacks: quiet while captures run.
-_PY4J_LOGGERS = ("py4j.clientserver", "py4j.java_gateway")
-_saved_log_levels: dict[str, int] = {}
-
-
-def _quiet_py4j() -> None:
-    for name in _PY4J_LOGGERS:
-        logger = logging.getLogger(name)
-        if name not in _saved_log_levels:
-            _saved_log_levels[name] = logger.level
-            if logger.getEffectiveLevel() < logging.WARNING:
-                logger.setLevel(logging.WARNING)
-
-
-def _restore_py4j_logging() -> None:
-    for name, level in _saved_log_levels.items():
-        logging.getLogger(name).setLevel(level)
-    _saved_log_levels.clear()
-
-
-def acquire_callback_server(gateway: Any) -> None:
-    """Make sure the callback server runs; remember whether this module started it."""
-    from pyspark.java_gateway import ensure_callback_server_started
-
-    key = id(gateway)
-    with _SERVER_LOCK:
-        _quiet_py4j()
-        if not _server_running(gateway):
-            ensure_callback_server_started(gateway)
-            _SERVER_OWNED.add(key)
-        _SERVER_USERS[key] = _SERVER_USERS.get(key, 0) + 1
-
-
-def release_callback_server(gateway: Any) -> None:
-    """Shut the callback server down when the last capture ends and this module started it."""
-    key = id(gateway)
-    with _SERVER_LOCK:
-        users = _SERVER_USERS.get(key, 0) - 1
-        if users > 0:
-            _SERVER_USERS[key] = users
-            return
-        _SERVER_USERS.pop(key, None)
-        if key not in _SERVER_OWNED:
-            if not _SERVER_USERS:
-                _restore_py4j_logging()
-            return
-        _SERVER_OWNED.discard(key)
-        server = gateway.__dict__.get("_callback_server")
-        try:
-            _unblock_connections(server)
-            if not _shutdown_keeping_pool(server):
-                gateway.shutdown_callback_server()
-        finally:
-            gateway.__dict__["_callback_server"] = None
-            if not _SERVER_USERS:
-                _restore_py4j_logging()
-
-
-def _shutdown_keeping_pool(server: Any, wait_s: float = 5.0) -> bool:
-    """``CallbackServer.shutdown`` without its ``pool.clear()``.
-
-    The pool is shared with the gateway client: clearing it drops every Python object the JVM
-    still references (and makes py4j warn when the JVM later garbage-collects our listener's
-    proxy). Returns False when this py4j version lacks the expected attributes.
-    """
-    from py4j.java_gateway import quiet_close, quiet_shutdown
-
-    needed = ("lock", "server_socket", "connections", "thread")
-    if server is None or not all(hasattr(server, name) for name in needed):
-        return False
-    with server.lock:
-        if getattr(server, "is_shutdown", False):
-            return True
-        server.is_shutdown = True
-        quiet_shutdown(server.server_socket)
-        quiet_close(server.server_socket)
-        server.server_socket = None
-        connections = list(server.connections)
-    # The JVM may have opened a connection since _unblock_connections looked: shut every socket
-    # down again right before py4j's close(), which takes the stream's lock before the socket.
-    shut_down_sockets(connections)
-    if not run_bounded(lambda: _close_all(connections), wait_s, "lineage-py4j-close"):
-        log.debug("lineage capture: a py4j callback connection did not close in %.1fs", wait_s)
-    thread = server.thread
-    if thread is not None:
-        thread.join(wait_s)
-    server.thread = None
-    return True
-
-
-def _unblock_connections(server: Any, wait_s: float = 2.0) -> None:
-    """Shut down the sockets of the server's live connections before the server closes them.
-
-    py4j closes a connection's buffered stream while its thread is blocked reading it; the close
-    waits for the reader's lock forever (the JVM keeps pooled callback connections open). Shutting
-    the socket down first makes the pending read return, so that thread ends and releases it.
-    """
-    if server is None:
-        return
-    lock = getattr(server, "lock", None)
-    connections = list(getattr(server, "connections", ()) or ())
-    if lock is not None:
-        with lock:
-            connections = list(getattr(server, "connections", ()) or ())
-    shut_down_sockets(connections)
-    deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline and any(getattr(c, "stream", None) is not None for c in connections):
-        time.sleep(0.01)
-
-
-def shut_down_sockets(connections: Iterable[Any]) -> None:
-    """End the reads pending on these py4j connections (see :func:`_unblock_connections`)."""
-    for connection in connections:
-        sock = getattr(connection, "socket", None)
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-
-def run_bounded(action: Callable[[], None], timeout_s: float, name: str) -> bool:
-    """Run ``action`` on a daemon thread and wait at most ``timeout_s``; True if it finished.
-
-    A py4j close can block on a reader's lock: a task (or a test session) must never wait on it.
-    """
-
-    def guarded() -> None:
-        with contextlib.suppress(Exception):
-            action()
-
-    worker = threading.Thread(target=guarded, name=name, daemon=True)
-    worker.start()
-    worker.join(timeout_s)
-    return not worker.is_alive()
-
-
-def _close_all(connections: Iterable[Any]) -> None:
-    for connection in connections:
-        with contextlib.suppress(Exception):
-            connection.close()
-
-
-def owns_callback_server(gateway: Any) -> bool:
-    with _SERVER_LOCK:
-        return id(gateway) in _SERVER_OWNED
 
 
 def drain(jsc: Any, timeout_s: float) -> bool:
