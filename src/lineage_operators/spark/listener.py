@@ -225,7 +225,7 @@ class QueryRegistration:
         self._jss = jss
         self._listener = listener
         self._pool = tools.gateway.gateway_property.pool
-        self._proxy = java_proxy(tools.jvm, listener)
+        self._proxy = java_proxy(tools, listener)
         fast = tools.fast()
         self._relay = fast.queryRelay(jss, self._proxy) if fast is not None else None
         if self._relay is not None:
@@ -259,9 +259,10 @@ def forget_proxy(pool: Any, obj: Any) -> None:
             del pool.dict[key]
 
 
-def java_proxy(jvm: Any, obj: Any) -> Any:
-    """The Java proxy object of a Python object, as one stable ``JavaObject`` reference."""
-    return jvm.java.util.Objects.requireNonNull(obj)
+def java_proxy(tools: Any, obj: Any) -> Any:
+    """The Java proxy object of a Python object, as one stable ``JavaObject`` reference (one
+    round trip: the class is resolved once per JVM, not one round trip per package name)."""
+    return tools.java_class("java.util.Objects").requireNonNull(obj)
 
 
 def drain(jsc: Any, timeout_s: float) -> bool:
