@@ -175,8 +175,3 @@ def _close_all(connections: Iterable[Any]) -> None:
     for connection in connections:
         with contextlib.suppress(Exception):
             connection.close()
-
-
-def owns_callback_server(gateway: Any) -> bool:
-    with _SERVER_LOCK:
-        return id(gateway) in _SERVER_OWNED
