@@ -8,7 +8,7 @@ Things learned the hard way (pyspark 4.x, py4j ``ClientServer``):
 * Removing a listener calls ``equals`` on it (from ``CopyOnWriteArrayList.remove``), which py4j
   forwards to Python: the listener must implement ``equals``/``hashCode``.
 * py4j's proxy pool keeps a Python object passed to the JVM until the JVM collects its proxy:
-  :meth:`QueryRegistration.unregister` drops it at once (:func:`forget_proxy`).
+  :meth:`QueryRegistration.unregister` cuts the listener off its capture (:meth:`QueryListener.detach`).
 
 The callback server those calls arrive on: :mod:`.callback_server`.
 """
@@ -224,7 +224,6 @@ class QueryRegistration:
     def __init__(self, tools: Any, jss: Any, listener: QueryListener) -> None:
         self._jss = jss
         self._listener = listener
-        self._pool = tools.gateway.gateway_property.pool
         self._proxy = java_proxy(tools, listener)
         fast = tools.fast()
         self._relay = fast.queryRelay(jss, self._proxy) if fast is not None else None
@@ -234,12 +233,13 @@ class QueryRegistration:
             jss.listenerManager().register(self._proxy)
 
     def unregister(self) -> None:
-        """Removes the listener, then lets both sides of it go at once.
+        """Removes the listener, then lets go of the capture behind it.
 
-        py4j's proxy pool keeps the Python listener (and through its sink the whole capture: plan
-        reader, session catalog, queue) until the JVM collects the Java proxy, which Python's own
-        reference to that proxy delays: in one process (``dag.test()``) each task's capture and its
-        stopped application stayed reachable for several tasks, some for good.
+        py4j's proxy pool keeps the Python listener until the JVM collects the Java proxy, which
+        Python's own reference to that proxy delays: in one process (``dag.test()``) each task's
+        listener held its capture (plan reader, session catalog, queue) and its stopped application
+        for several tasks, some for good. The listener now drops its sink, and the proxy is released.
+        (Removing the listener from the pool instead makes py4j warn when the JVM collects the proxy.)
         """
         try:
             if self._relay is not None:
@@ -248,15 +248,7 @@ class QueryRegistration:
                 self._jss.listenerManager().unregister(self._proxy)
         finally:
             self._listener.detach()
-            forget_proxy(self._pool, self._listener)
             self._proxy = self._relay = None
-
-
-def forget_proxy(pool: Any, obj: Any) -> None:
-    """Drops ``obj`` from py4j's proxy pool (a JVM call for it then fails, which no caller makes)."""
-    with pool.lock:
-        for key in [key for key, value in pool.dict.items() if value is obj]:
-            del pool.dict[key]
 
 
 def java_proxy(tools: Any, obj: Any) -> Any:
