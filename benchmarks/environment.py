@@ -139,14 +139,20 @@ def versions_description() -> str:
     return ", ".join(f"{label} {version}" for label, version in versions().items())
 
 
-def run_child_report(module: str, args: list[str], result_prefix: str, timeout: float) -> dict[str, Any]:
+def run_child_report(
+    module: str, args: list[str], result_prefix: str, timeout: float, *, pass_stderr: bool = False
+) -> dict[str, Any]:
     """Run ``python -m <module> <args>`` in a fresh interpreter and return the JSON report it
-    prints on a line starting with ``result_prefix``; a fresh process is what makes the figure."""
+    prints on a line starting with ``result_prefix``; a fresh process is what makes the figure.
+
+    ``pass_stderr``: the child's stderr (its progress lines) goes to this process's stderr as it
+    comes, for children that run for minutes."""
     completed = subprocess.run(
         [sys.executable, "-m", module, *args],
         cwd=REPO_ROOT,
         env=child_environment(),
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=None if pass_stderr else subprocess.PIPE,
         text=True,
         timeout=timeout,
         check=False,
@@ -155,4 +161,5 @@ def run_child_report(module: str, args: list[str], result_prefix: str, timeout: 
         if line.startswith(result_prefix):
             report: dict[str, Any] = json.loads(line[len(result_prefix) :])
             return report
-    raise RuntimeError(f"{module} failed ({completed.returncode}): {completed.stderr[-2000:]}")
+    errors = "see its output above" if pass_stderr else (completed.stderr or "")[-2000:]
+    raise RuntimeError(f"{module} failed ({completed.returncode}): {errors}")

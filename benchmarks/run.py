@@ -50,7 +50,6 @@ from benchmarks.settings import Settings  # noqa: E402
 
 # Benchmarks that run Spark in this process; the others start child processes.
 IN_PROCESS = (
-    "task_overhead",
     "large_plans",
     "connect_overhead",
     "many_tiny_actions",
@@ -77,6 +76,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--tiny", action="store_true", help="each benchmark once, tiny size; never recorded")
     parser.add_argument("--only", nargs="+", choices=sorted(BENCHMARKS), help="run only these benchmarks")
     parser.add_argument("--rounds", type=int, help="measured rounds per benchmark (default: each its own)")
+    parser.add_argument(
+        "--processes", type=_positive, help="processes of task_overhead, each running --rounds (default: 3)"
+    )
     parser.add_argument("--results", type=Path, default=results.RESULTS_FILE, help="RESULTS.md to append to")
     parser.add_argument("--no-record", action="store_true", help="do not append to RESULTS.md")
     parser.add_argument("--json", type=Path, help="also write every figure, with details, as JSON here")
@@ -87,12 +89,24 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="lineage-bench-") as scratch:
-        settings = Settings(tiny=arguments.tiny, work_dir=Path(scratch), rounds=arguments.rounds)
+        settings = Settings(
+            tiny=arguments.tiny,
+            work_dir=Path(scratch),
+            rounds=arguments.rounds,
+            processes=arguments.processes,
+        )
         if arguments.profile:
             with stdout_to_stderr():
                 profiling.run(settings)

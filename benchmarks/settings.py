@@ -10,16 +10,23 @@ from pathlib import Path
 class Settings:
     """``tiny``: each benchmark once, at a tiny size, to prove the harness works (no timing meaning).
 
-    ``rounds`` overrides every benchmark's own number of measured rounds when set.
+    ``rounds`` overrides every benchmark's own number of measured rounds when set; ``processes``
+    the number of processes of the benchmarks that spread their rounds over several.
     """
 
     tiny: bool
     work_dir: Path
     rounds: int | None = None
+    processes: int | None = None
 
     def rounds_or(self, full: int) -> int:
         if self.rounds is not None:
             return self.rounds
+        return 1 if self.tiny else full
+
+    def processes_or(self, full: int) -> int:
+        if self.processes is not None:
+            return self.processes
         return 1 if self.tiny else full
 
     def warmup_rounds(self, full: int = 1) -> int:

@@ -1,0 +1,52 @@
+"""task_overhead's figure is the median over processes of each process's ratio (no Spark)."""
+
+from __future__ import annotations
+
+import pytest
+from benchmarks.settings import Settings
+from benchmarks.task_overhead import figures
+
+
+def _report(plain: list[float], lineage: list[float]) -> dict:
+    return {
+        "capture_landed": True,
+        "runs": {
+            "plain": [{"seconds": s, "facets_seconds": 0.0} for s in plain],
+            "lineage": [
+                {"seconds": s, "facets_seconds": 0.01, "busy_seconds": 0.1, "lifecycle_seconds": 0.02}
+                for s in lineage
+            ],
+        },
+        "last_capture": {"busy_seconds": 0.1},
+        "last_datasets": {"inputs": 3, "outputs": 2},
+    }
+
+
+def test_the_figure_is_the_median_process_not_the_pooled_runs() -> None:
+    reports = [
+        _report([10.0, 10.0, 10.0], [10.0, 10.0, 10.0]),  # 1.00
+        _report([8.0, 8.0, 8.0], [8.4, 8.4, 8.4]),  # 1.05: an odd process
+        _report([9.0, 9.0, 9.0], [9.09, 9.09, 9.09]),  # 1.01
+    ]
+    overhead, capture_share, on_task_thread, mean_ratio = figures(reports)
+    assert overhead.name == "task_overhead_ratio"
+    assert overhead.value == pytest.approx(1.01)
+    assert overhead.met is True
+    assert overhead.details["process_ratios"] == pytest.approx([1.0, 1.05, 1.01])
+    # Pooled over all nine runs, the medians come from different processes: 9.09 / 9.0.
+    assert overhead.details["pooled_ratio"] == pytest.approx(9.09 / 9.0)
+    assert mean_ratio.value == pytest.approx((30 + 25.2 + 27.27) / 81)
+    assert on_task_thread.value == pytest.approx(0.03 / 9.09)
+    assert capture_share.value == pytest.approx(0.11 / 9.09)
+    assert overhead.details["last_datasets"] == {"inputs": 3, "outputs": 2}
+
+
+def test_two_odd_processes_out_of_three_miss_the_target() -> None:
+    reports = [_report([8.0], [8.4]), _report([8.0], [8.32]), _report([9.0], [9.0])]
+    assert figures(reports)[0].met is False
+
+
+def test_processes_default_to_one_when_tiny_and_can_be_set() -> None:
+    assert Settings(tiny=True, work_dir=None).processes_or(3) == 1  # type: ignore[arg-type]
+    assert Settings(tiny=False, work_dir=None).processes_or(3) == 3  # type: ignore[arg-type]
+    assert Settings(tiny=False, work_dir=None, processes=5).processes_or(3) == 5  # type: ignore[arg-type]
