@@ -89,6 +89,8 @@ def figures(reports: list[Report]) -> list[Figure]:
         "capture_landed": all(report["capture_landed"] for report in reports),
         "processes": per_process,
         "process_ratios": [process["ratio"] for process in per_process],
+        # what a task costs on average, bad processes included (the figure is the typical process)
+        "mean_process_ratio": sum(process["ratio"] for process in per_process) / len(per_process),
         "pooled_ratio": ratio(median(lineage), median(plain)),
         "median_paired_ratio": median([process["median_paired_ratio"] for process in per_process]),
         "median_plain_seconds": median(plain),

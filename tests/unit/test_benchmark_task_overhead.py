@@ -33,6 +33,7 @@ def test_the_figure_is_the_median_process_not_the_pooled_runs() -> None:
     assert overhead.value == pytest.approx(1.01)
     assert overhead.met is True
     assert overhead.details["process_ratios"] == pytest.approx([1.0, 1.05, 1.01])
+    assert overhead.details["mean_process_ratio"] == pytest.approx(1.02)
     # Pooled over all nine runs, the medians come from different processes: 9.09 / 9.0.
     assert overhead.details["pooled_ratio"] == pytest.approx(9.09 / 9.0)
     assert mean_ratio.value == pytest.approx((30 + 25.2 + 27.27) / 81)
