@@ -87,6 +87,7 @@ def figures(reports: list[Report]) -> list[Figure]:
     last = reports[-1]
     details: dict[str, Any] = {
         "capture_landed": all(report["capture_landed"] for report in reports),
+        "workload": last.get("workload"),
         "processes": per_process,
         "process_ratios": [process["ratio"] for process in per_process],
         # what a task costs on average, bad processes included (the figure is the typical process)

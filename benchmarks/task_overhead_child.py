@@ -63,6 +63,7 @@ def measure(work_dir: Path, rounds: int, warmup_rounds: int, tiny: bool) -> dict
         )
     return {
         "capture_landed": capture_landed,
+        "workload": {"tables": size.tables, "rows": size.rows, "spark_actions": size.actions},
         "runs": runs,
         "last_capture": last.get("capture"),
         "last_datasets": last.get("datasets"),

@@ -10,6 +10,7 @@ from benchmarks.task_overhead import figures
 def _report(plain: list[float], lineage: list[float]) -> dict:
     return {
         "capture_landed": True,
+        "workload": {"tables": 10, "rows": 200_000, "spark_actions": 62},
         "runs": {
             "plain": [{"seconds": s, "facets_seconds": 0.0} for s in plain],
             "lineage": [
@@ -40,6 +41,7 @@ def test_the_figure_is_the_median_process_not_the_pooled_runs() -> None:
     assert on_task_thread.value == pytest.approx(0.03 / 9.09)
     assert capture_share.value == pytest.approx(0.11 / 9.09)
     assert overhead.details["last_datasets"] == {"inputs": 3, "outputs": 2}
+    assert overhead.details["workload"]["spark_actions"] == 62
 
 
 def test_two_odd_processes_out_of_three_miss_the_target() -> None:
