@@ -15,7 +15,9 @@ runs, so the fix has to be in place in the parent already.
 
 At interpreter exit py4j logs "Closing down clientserver connection" at INFO while logging's
 streams are already closed (pytest prints ``--- Logging error --- ValueError: I/O operation on
-closed file``); from the exit hooks on, that logger only passes warnings.
+closed file``), and a command sent once pyspark's own exit hook has killed the JVM is logged at INFO
+with its traceback ("Exception while sending command": seen once in CI, after a test run had passed);
+from the exit hooks on, py4j's loggers only pass warnings.
 """
 
 from __future__ import annotations
@@ -87,8 +89,13 @@ def protect_py4j_connections_from_forks() -> None:
                 _wrap(cls, os.getpid())
 
 
+#: py4j's loggers whose INFO records at exit are teardown noise.
+PY4J_LOGGERS = ("py4j.clientserver", "py4j.java_gateway")
+
+
 def _quiet_py4j_teardown() -> None:
-    """At exit, py4j's connection teardown records (INFO) would hit closed streams."""
-    logger = logging.getLogger("py4j.clientserver")
-    if logger.getEffectiveLevel() < logging.WARNING:
-        logger.setLevel(logging.WARNING)
+    """At exit, py4j's teardown records (INFO) would hit closed streams or show a dead JVM's traceback."""
+    for name in PY4J_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.getEffectiveLevel() < logging.WARNING:
+            logger.setLevel(logging.WARNING)
