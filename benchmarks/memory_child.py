@@ -39,20 +39,14 @@ def main(argv: list[str]) -> None:
     import airflow.providers.standard.operators.python  # noqa: F401
     import pyspark.sql  # noqa: F401
 
-    from benchmarks.sides import run_side
-    from benchmarks.task_workload import task_workload
+    from benchmarks.sides import run_task_workload
+    from benchmarks.task_workload import TaskWorkloadSize
 
     before = vm_bytes("VmRSS", os.getpid())
     load_task_process_plugins(side)
     plugins_rss_bytes = vm_bytes("VmRSS", os.getpid()) - before
 
-    outcome = run_side(
-        side,
-        "bench_memory",
-        task_workload,
-        {"base_dir": str(work_dir / "data"), "tables": tables, "rows": rows},
-        warehouse_dir=str(work_dir / "warehouse"),
-    )
+    outcome = run_task_workload(side, "bench_memory", TaskWorkloadSize(tables, rows), work_dir)
     import psutil
 
     wall = time.time() - psutil.Process().create_time()

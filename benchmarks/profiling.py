@@ -20,7 +20,7 @@ from benchmarks.alternation import progress
 from benchmarks.environment import REPO_ROOT, SPARK_MASTER, spark_conf
 from benchmarks.probe import CaptureProbe
 from benchmarks.settings import Settings
-from benchmarks.sides import LINEAGE, run_in_own_session, run_side
+from benchmarks.sides import LINEAGE, run_in_own_session, run_side, run_task_workload
 
 PROFILE_DIR = REPO_ROOT / ".build" / "bench-profiles"
 
@@ -87,13 +87,7 @@ def _profile_task(settings: Settings) -> Path:
     profiler = _profiler()
     profiler.start()
     try:
-        run_side(
-            LINEAGE,
-            "bench_profile_task",
-            task_workload.task_workload,
-            {"base_dir": str(scratch / "data"), "tables": size.tables, "rows": size.rows},
-            warehouse_dir=str(scratch / "warehouse"),
-        )
+        run_task_workload(LINEAGE, "bench_profile_task", size, scratch)
     finally:
         session = profiler.stop()
     shutil.rmtree(scratch, ignore_errors=True)

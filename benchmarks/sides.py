@@ -14,10 +14,14 @@ import gc
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.environment import SPARK_MASTER, spark_conf, steady_spark_stop
 from benchmarks.task_context import build_task, minimal_context
+
+if TYPE_CHECKING:
+    from benchmarks.task_workload import TaskWorkloadSize
 
 PLAIN = "plain"
 LINEAGE = "lineage"
@@ -81,6 +85,21 @@ def run_side(side: str, dag_id: str, job: Job, job_kwargs: Mapping[str, Any], wa
         facets_seconds=finished - executed,
         result=result,
         lineage=lineage,
+    )
+
+
+def run_task_workload(side: str, dag_id: str, size: TaskWorkloadSize, run_dir: Path | str) -> SideRun:
+    """:func:`run_side` with the overhead benchmarks' task (:mod:`benchmarks.task_workload`): its data
+    and its warehouse under ``run_dir``."""
+    from benchmarks.task_workload import task_workload
+
+    base = Path(run_dir)
+    return run_side(
+        side,
+        dag_id,
+        task_workload,
+        {"base_dir": str(base / "data"), "tables": size.tables, "rows": size.rows},
+        warehouse_dir=str(base / "warehouse"),
     )
 
 

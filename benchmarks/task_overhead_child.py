@@ -21,7 +21,7 @@ def measure(work_dir: Path, rounds: int, warmup_rounds: int, tiny: bool) -> dict
     from benchmarks import task_workload
     from benchmarks.alternation import alternate, progress
     from benchmarks.probe import CaptureProbe
-    from benchmarks.sides import LINEAGE, run_side
+    from benchmarks.sides import LINEAGE, run_task_workload
 
     size = task_workload.TINY if tiny else task_workload.FULL
     probe = CaptureProbe()
@@ -34,13 +34,7 @@ def measure(work_dir: Path, rounds: int, warmup_rounds: int, tiny: bool) -> dict
             run_dir = work_dir / f"{number}-{side}"
             probe.reset()
             try:
-                outcome = run_side(
-                    side,
-                    "bench_task_overhead",
-                    task_workload.task_workload,
-                    {"base_dir": str(run_dir / "data"), "tables": size.tables, "rows": size.rows},
-                    warehouse_dir=str(run_dir / "warehouse"),
-                )
+                outcome = run_task_workload(side, "bench_task_overhead", size, run_dir)
             finally:
                 shutil.rmtree(run_dir, ignore_errors=True)
             measured = {"seconds": outcome.seconds, "facets_seconds": outcome.facets_seconds}

@@ -35,7 +35,7 @@ from benchmarks.environment import configure_process_environment
 configure_process_environment()
 
 from benchmarks import task_workload  # noqa: E402
-from benchmarks.sides import LINEAGE, PLAIN, run_side  # noqa: E402
+from benchmarks.sides import LINEAGE, PLAIN, run_task_workload  # noqa: E402
 
 NO_IDS = "no_ids"
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -129,12 +129,8 @@ def main(argv: list[str] | None = None) -> None:
                 before = sampler.snapshot() if sampler else {}
                 jvm_before = process_cpu(sampler.pid) if sampler else 0.0
                 py_before, trips_before = os.times(), Counter(trips)
-                run = run_side(
-                    PLAIN if side == PLAIN else LINEAGE,
-                    "bench_thread_cpu",
-                    task_workload.task_workload,
-                    {"base_dir": f"{run_dir}/data", "tables": size.tables, "rows": size.rows},
-                    warehouse_dir=f"{run_dir}/warehouse",
+                run = run_task_workload(
+                    PLAIN if side == PLAIN else LINEAGE, "bench_thread_cpu", size, run_dir
                 )
                 py_after = os.times()
                 shutil.rmtree(run_dir, ignore_errors=True)
