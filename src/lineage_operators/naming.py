@@ -18,6 +18,7 @@ node as the one the Spark listener emits:
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -160,6 +161,13 @@ def trim_partitions(name: str) -> str:
     """
     if not isinstance(name, str):
         raise ValueError(f"name must be a string, got {type(name).__name__}: {name!r}")
+    return _trim_partitions(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _trim_partitions(name: str) -> str:
+    """:func:`trim_partitions`, remembered: a task names the same locations over and over, and the
+    date trimmers parse each segment with ``strptime``."""
     current = name.rstrip("/") or name
     seen = {current}
     for _ in range(64):
@@ -213,6 +221,13 @@ def name_location(uri: str, *, cwd: str | None = None, trim: bool = True) -> Dat
       authority (``dbfs:/p`` -> ``("dbfs", "/p")``, ``hdfs://nn:8020/p`` -> ``("hdfs://nn:8020", "/p")``).
     """
     _require_text(uri, "location")
+    return _name_location(uri, cwd if cwd is not None else os.getcwd(), trim)
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_location(uri: str, cwd: str, trim: bool) -> DatasetName:
+    """:func:`name_location`, remembered (a pure function of its arguments; errors are not kept):
+    a task's datasets name the same few locations hundreds of times while its result is built."""
     scheme, authority, raw_path = _split_uri(uri)
 
     glob_path, glob_cut = _cut_glob(raw_path)
@@ -226,8 +241,7 @@ def name_location(uri: str, *, cwd: str | None = None, trim: bool = True) -> Dat
         if scheme == "file" and not path:
             raise ValueError(f"cannot name location {uri!r}: no path")
         if not path.startswith("/"):
-            base = cwd if cwd is not None else os.getcwd()
-            path = posixpath.join(base, path) if path else base
+            path = posixpath.join(cwd, path) if path else cwd
         path = _normalize_path(path).rstrip("/") or "/"
         if trim:
             path = _trim_with_glob(path, glob_cut, True)

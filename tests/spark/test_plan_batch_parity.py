@@ -105,3 +105,67 @@ def test_a_count_costs_one_round_trip(spark: Any, tmp_path: Path, monkeypatch: A
     trips.clear()
     run_captured(spark, frame.count)
     assert trips == [1]
+
+
+@pytest.mark.parametrize("width", [2, 400])
+def test_a_write_with_column_lineage_costs_one_round_trip(
+    spark: Any, tmp_path: Path, monkeypatch: Any, width: int
+) -> None:
+    """The written query's compact plan JSON comes with the one-call read: in its reply when short,
+    through the capture's file when not (400 columns); no call of its own either way."""
+    from py4j import clientserver
+
+    from lineage_operators.spark import plan_json
+
+    extra = [f"id + {i} AS c{i}" for i in range(width - 2)]
+    spark.range(10).selectExpr("id", "id * 2 AS twice", *extra).write.mode("overwrite").parquet(
+        str(tmp_path / "t")
+    )
+    frame = spark.read.parquet(str(tmp_path / "t")).selectExpr("*", "twice + 1 AS more")
+    counted = threading.local()
+    send = clientserver.ClientServerConnection.send_command
+
+    def counting(connection: Any, *args: Any, **kwargs: Any) -> Any:
+        counted.n = getattr(counted, "n", 0) + 1
+        return send(connection, *args, **kwargs)
+
+    reads: list[tuple[int, Any]] = []
+    original = plan_module.PlanReader.read
+
+    def measured(reader: Any, func_name: str, qe: Any, succeeded: bool) -> Any:
+        before = getattr(counted, "n", 0)
+        facts = original(reader, func_name, qe, succeeded)
+        reads.append((getattr(counted, "n", 0) - before, facts))
+        return facts
+
+    separate: list[str | None] = []
+    rendered: list[str | None] = []
+    take = plan_json.PlanJsonReader._rendered
+
+    def seen(reader: Any, part: str | None) -> Any:
+        rendered.append(part)
+        return take(part)
+
+    compact = plan_json.PlanJsonReader._compact_json
+
+    def tracked(reader: Any, *args: Any, **kwargs: Any) -> Any:
+        text = compact(reader, *args, **kwargs)
+        separate.append(text)
+        return text
+
+    monkeypatch.setattr(clientserver.ClientServerConnection, "send_command", counting)
+    monkeypatch.setattr(plan_module.PlanReader, "read", measured)
+    monkeypatch.setattr(plan_json.PlanJsonReader, "_compact_json", tracked)
+    monkeypatch.setattr(plan_json.PlanJsonReader, "_rendered", seen)
+    run_captured(spark, lambda: frame.write.mode("overwrite").parquet(str(tmp_path / "w1")))
+    reads.clear()
+    rendered.clear()
+    run_captured(spark, lambda: frame.write.mode("overwrite").parquet(str(tmp_path / "w2")))
+    ((trips, facts),) = reads
+    assert trips == 1
+    assert separate == []
+    assert [part[:1] for part in rendered if part] == ["="]
+    lineage = facts.column_lineage
+    assert lineage is not None
+    assert "more" in repr(lineage)
+    assert "twice" in repr(lineage)

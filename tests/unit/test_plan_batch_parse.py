@@ -41,3 +41,15 @@ def test_a_stray_separator_falls_back_to_the_step_by_step_read():
     assert parse(_reply("1", "k", "root with " + PART + " inside", "", "", "", "0", NONE, NONE)) is None
     assert parse(None) is None
     assert parse(_reply("1", "k")) is None
+
+
+def test_the_written_plan_part_only_when_asked_for():
+    parts = ("7", "q", "root", "", "", "", "0", "2" + SEP + "a", NONE)
+    got = parse(_reply(*parts, '=[{"class":"Project"}]'), with_plan=True)
+    assert got is not None
+    assert got.plan_json == '=[{"class":"Project"}]'
+    assert parse(_reply(*parts, NONE), with_plan=True).plan_json is None  # type: ignore[union-attr]
+    # without the request, a tenth part is a stray separator: read step by step
+    assert parse(_reply(*parts, "=[]")) is None
+    assert parse(_reply(*parts), with_plan=True) is None
+    assert parse(_reply(*parts)).plan_json is None  # type: ignore[union-attr]

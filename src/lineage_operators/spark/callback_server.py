@@ -142,8 +142,10 @@ def _unblock_connections(server: Any, wait_s: float = 2.0) -> None:
             connections = list(getattr(server, "connections", ()) or ())
     shut_down_sockets(connections)
     deadline = time.monotonic() + wait_s
+    pause = 0.0005  # a connection's thread ends within a millisecond or so: poll fast, then back off
     while time.monotonic() < deadline and any(getattr(c, "stream", None) is not None for c in connections):
-        time.sleep(0.01)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.01)
 
 
 def shut_down_sockets(connections: Iterable[Any]) -> None:

@@ -44,7 +44,7 @@ from lineage_operators.spark._errors import describe
 from lineage_operators.spark.alter import is_alter
 from lineage_operators.spark.execution_ids import query_key
 from lineage_operators.spark.jvm import SEP, SEP3, JvmTools, split_records
-from lineage_operators.spark.plan_batch import ExecutionRead, batch_reader, parse
+from lineage_operators.spark.plan_batch import REPLY_IN_FILE, ExecutionRead, batch_reader, parse
 from lineage_operators.spark.plan_classes import INSERT_DS, V2_WRITES
 from lineage_operators.spark.plan_commands import _NOT_FETCHED, CommandOutputs, _build_root_fn
 from lineage_operators.spark.plan_facts import (
@@ -122,7 +122,16 @@ class PlanReader(CommandOutputs):
         batch = batch_reader(self._t)
         if batch is not None:
             try:
-                got = parse(self._t.read(batch.read(qe, bool(succeeded))))
+                with_plan = self._columns is not None  # the written plan's JSON, for column lineage
+                if with_plan:
+                    limit, path = self._columns.batch_request()
+                    reply = batch.read(qe, bool(succeeded), limit, path)
+                else:
+                    reply = batch.read(qe, bool(succeeded))
+                text = self._t.read(reply)
+                if with_plan and text == REPLY_IN_FILE:
+                    text = self._columns.read_reply_file()
+                got = parse(text, with_plan)
             except Exception as exc:
                 log.debug("lineage capture: one-call read failed, reading step by step: %s", describe(exc))
                 got = None
@@ -164,7 +173,9 @@ class PlanReader(CommandOutputs):
         if any(rel.location or rel.table for rel in facts.inputs):
             apply_relation_stats(got.stats_text, facts.inputs)
         if facts.outputs and self._columns is not None:  # the writer takes the plan JVM-side
-            facts.column_lineage = self._columns.read(plan, facts.inputs, got.query_facts, execution=qe)
+            facts.column_lineage = self._columns.read(
+                plan, facts.inputs, got.query_facts, execution=qe, rendered=got.plan_json
+            )
         self._remember_tables(facts)
         return facts
 

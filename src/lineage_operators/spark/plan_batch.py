@@ -30,6 +30,10 @@ CLASS_NAME = "lineage_operators.ExecutionReader"
 #: Between the parts of the reply (the capture's other separators are used inside them).
 PART = "\u0001"
 _PARTS = 9
+#: With the write's plan part (``read`` with a leaf-column limit).
+_PARTS_WITH_PLAN = 10
+#: The reply of a read given a file, when the reply is in the file.
+REPLY_IN_FILE = "@"
 #: Root commands whose output gets the write metrics (``CommandOutputs._with_stats``).
 METRICS_COMMANDS = (INSERT_HADOOP, INSERT_HIVE, SAVE_INTO)
 
@@ -48,6 +52,8 @@ class ExecutionRead:
     has_logical_rdd: bool = False
     query_facts: str | None = None
     metrics_text: str | None = None
+    #: The written query's compact plan JSON part ("=" and the JSON; None when not rendered)
+    plan_json: str | None = None
 
 
 def _configure(t: JvmTools) -> Any:
@@ -82,7 +88,25 @@ def _configure(t: JvmTools) -> Any:
         SEP.join(METRICS_COMMANDS),
         t.line.has_query_id,
     )
+    _configure_plans(t, reader)
     return reader
+
+
+def _configure_plans(t: JvmTools, reader: Any) -> None:
+    """Give the reader the compact plan writer, so a write's plan JSON comes with its read;
+    without it (not compiled) column lineage asks for the JSON in a call of its own."""
+    from lineage_operators.spark.plan_json import query_of_fn
+    from lineage_operators.spark.plan_writer import compact_writer
+
+    writer = compact_writer(t)
+    if writer is None:
+        return
+    try:
+        reader.configurePlans(writer, query_of_fn(t))
+    except Exception as exc:
+        from lineage_operators.spark._errors import describe
+
+        log.info("lineage capture: a write's plan JSON is read in a call of its own (%s)", describe(exc))
 
 
 def batch_reader(t: JvmTools) -> Any:
@@ -97,8 +121,9 @@ def batch_reader(t: JvmTools) -> Any:
     return found or None
 
 
-def parse(text: str | None) -> ExecutionRead | None:
-    """The reply of ``ExecutionReader.read``; None when it is not well formed (read step by step)."""
+def parse(text: str | None, with_plan: bool = False) -> ExecutionRead | None:
+    """The reply of ``ExecutionReader.read``; None when it is not well formed (read step by step).
+    ``with_plan``: the read was asked for the written plan's part (its tenth)."""
     if text is None:
         return None
     parts = text.split(PART)
@@ -115,7 +140,7 @@ def parse(text: str | None) -> ExecutionRead | None:
         qe_id = None
     if len(parts) == 3 and parts[2] == "!":
         return ExecutionRead(qe_id, query_id, analyzed=False)
-    if len(parts) != _PARTS:
+    if len(parts) != (_PARTS_WITH_PLAN if with_plan else _PARTS):
         return None  # a separator inside a text (SQL?): the step-by-step reading is exact
     return ExecutionRead(
         qe_id=qe_id,
@@ -128,7 +153,8 @@ def parse(text: str | None) -> ExecutionRead | None:
         has_logical_rdd=parts[6] == "1",
         query_facts=parts[7],
         metrics_text=field(parts[8]),
+        plan_json=field(parts[9]) if with_plan else None,
     )
 
 
-__all__ = ["PART", "RSEP", "ExecutionRead", "batch_reader", "parse"]
+__all__ = ["PART", "REPLY_IN_FILE", "RSEP", "ExecutionRead", "batch_reader", "parse"]

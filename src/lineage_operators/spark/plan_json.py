@@ -102,6 +102,11 @@ def parse_expr_ids(field: str | None) -> tuple[int, ...]:
     return tuple(ids)
 
 
+def query_of_fn(t: JvmTools) -> Any:
+    """The JVM function: write command -> its query plan (NONE for other commands); cached."""
+    return t.cached("plan_json.query_of", lambda tools: tools.function(_query_of(tools)))
+
+
 def _query_of(t: JvmTools) -> Any:
     """Handle: write command -> its query plan (NONE for other commands)."""
     handle = t.constant(NONE)
@@ -165,24 +170,46 @@ class PlanJsonReader:
         self._use_file = True
         self._lock = threading.Lock()
 
+    def batch_request(self) -> tuple[int, str | None]:
+        """What the one-call read (:mod:`.plan_batch`) may do for a write's column lineage: render
+        its plan when it reads at most this many leaf columns, and put a reply too long for one
+        py4j segment in this file (None: no file)."""
+        return min(self._max_leaf_columns, 2**31 - 1), self._file() if self._use_file else None
+
+    def read_reply_file(self) -> str:
+        """The one-call read's reply it put in :meth:`batch_request`'s file."""
+        with self._lock:
+            return self._read_file()
+
     def read(
-        self, root: Any, inputs: Iterable[Any] = (), query_facts: str | None = None, execution: Any = None
+        self,
+        root: Any,
+        inputs: Iterable[Any] = (),
+        query_facts: str | None = None,
+        execution: Any = None,
+        rendered: str | None = None,
     ) -> Any:
         """:class:`~lineage_operators.column_lineage.PlanColumnLineage` of a write, or None.
 
         ``inputs``: the execution's input relations (with their leaf ``expr_ids``), to size the plan;
         ``query_facts``: the text of :func:`_build_query_facts_fn` when already read (one call less);
         ``execution``: the ``QueryExecution`` when ``root`` is None: the plan writer then takes its
-        analyzed plan JVM-side (one call less).
+        analyzed plan JVM-side (one call less); ``rendered``: the one-call read's plan part, so
+        no call at all when it holds the JSON.
         """
         try:
-            return self._read(root, inputs, query_facts, execution)
+            return self._read(root, inputs, query_facts, execution, rendered)
         except Exception as exc:
             log_once("read", logging.WARNING, "lineage capture: no column lineage: %s", describe(exc))
             return None
 
     def _read(
-        self, root: Any, inputs: Iterable[Any], query_facts: str | None = None, execution: Any = None
+        self,
+        root: Any,
+        inputs: Iterable[Any],
+        query_facts: str | None = None,
+        execution: Any = None,
+        rendered: str | None = None,
     ) -> Any:
         leaf_columns = len({expr_id for rel in inputs for expr_id in rel.expr_ids})
         writer = compact_writer(self._t) if leaf_columns <= self._max_leaf_columns else None
@@ -219,7 +246,9 @@ class PlanJsonReader:
             return None
         names = split_list(names_text) if names_text and names_text != NONE else None
         with self._lock:
-            text = self._json(root, writer, leaf_columns, execution)
+            text = self._rendered(rendered) if writer is not None else None  # the writer's JSON
+            if text is None:
+                text = self._json(root, writer, leaf_columns, execution)
         if not text:
             return None
         try:
@@ -252,6 +281,12 @@ class PlanJsonReader:
                 self._path = None
                 self._to_json_fn = None
 
+    @staticmethod
+    def _rendered(part: str | None) -> str | None:
+        """The JSON the one-call read brought ("=" and the JSON), or None (NONE: it did not render
+        it, and it is rendered here if the plan is not too wide)."""
+        return part[1:] if part and part[0] == "=" else None
+
     def _json(self, root: Any, writer: Any, leaf_columns: int, execution: Any = None) -> str | None:
         if writer is not None:
             try:
@@ -276,7 +311,7 @@ class PlanJsonReader:
                 lambda t: t.function(t.chain((_QUERY_EXECUTION, "analyzed"), _query_of(t))),
             )
         else:
-            query_of = self._t.cached("plan_json.query_of", lambda t: t.function(_query_of(t)))
+            query_of = query_of_fn(self._t)
         if self._use_file:
             written = writer.write(query_of, root, self._file())
             if not written:

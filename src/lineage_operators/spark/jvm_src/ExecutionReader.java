@@ -4,7 +4,9 @@
 // relation statistics, whether a leaf is a LogicalRDD, the written query's facts and the write
 // metrics. Each part is one of the capture's JVM-side functions (built in Python from method
 // handles, as before), applied here in the order PlanReader.read applied them one call each:
-// 33-48 round trips per execution became one. Python's reading stays the fallback.
+// 33-48 round trips per execution became one. A write's compact plan JSON (column lineage) comes
+// in the same reply, and a long reply goes through the capture's file: per write, one round trip
+// and a file write and read less. Python's reading stays the fallback.
 // Janino compiles a subset of Java: no generics, lambdas or enhanced for loops here.
 package lineage_operators;
 
@@ -25,8 +27,14 @@ public class ExecutionReader {
     private static final String RSEP = "\u001d";
     private static final String SEP = "\u001f";
     private static final String NONE = "\u0015";
-    /** A reply longer than this is returned as a StringBuilder, read in chunks (py4j's 8 KiB). */
-    private static final int INLINE = 3000;
+    /** The reply when it went to the capture's file. */
+    private static final String FILE = "@";
+    /**
+     * A reply whose bytes on py4j's wire (UTF-8, newlines and backslashes escaped) exceed this is
+     * returned as a StringBuilder, read in chunks: py4j's 8 KiB buffer sends a longer reply in two
+     * TCP segments, and Nagle's algorithm holds the second for the delayed ACK (40 ms).
+     */
+    private static final int INLINE_BYTES = 8000;
     private static final int MAX_WRAPPERS = 6;
     private static final int MAX_CACHED_SCHEMAS = 256;
 
@@ -42,6 +50,10 @@ public class ExecutionReader {
     private HashSet innerQuery = new HashSet();
     private HashSet withMetrics = new HashSet();
     private Method queryId;
+    /** The compact plan writer (PlanWriter, compiled apart: called by reflection) and its query. */
+    private Object planWriter;
+    private Method render;
+    private scala.Function1 queryOf;
     /** Schema record text by StructType: a table read again serializes its schema once. */
     private final HashMap schemas = new HashMap();
 
@@ -62,6 +74,13 @@ public class ExecutionReader {
         queryId = useQueryId ? QueryExecution.class.getMethod("queryId", new Class[0]) : null;
     }
 
+    /** The compact plan writer ({@code PlanWriter}) and the function from a command to its query. */
+    public void configurePlans(Object writer, scala.Function1 query) throws Exception {
+        render = writer.getClass().getMethod("render", new Class[] {scala.Function1.class, Object.class});
+        queryOf = query;
+        planWriter = writer;
+    }
+
     private static void addAll(HashSet set, String joined) {
         String[] names = joined.split(SEP);
         for (int i = 0; i < names.length; i++) {
@@ -79,6 +98,16 @@ public class ExecutionReader {
      * (NONE when not read). A String when short, else a StringBuilder.
      */
     public Object read(QueryExecution qe, boolean succeeded) {
+        return read(qe, succeeded, 0, null);
+    }
+
+    /**
+     * As above, plus a tenth part when the written query's compact plan JSON was asked for
+     * ({@code maxLeafColumns} > 0): "=" and the JSON when its leaves have at most that many
+     * columns, else NONE. A reply too long for one py4j segment is written to {@code path} (when
+     * given and writable) and "@" returned.
+     */
+    public Object read(QueryExecution qe, boolean succeeded, int maxLeafColumns, String path) {
         StringBuilder out = new StringBuilder(512);
         String id = NONE;
         String key = NONE;
@@ -134,9 +163,75 @@ public class ExecutionReader {
         }
         join(out, statRecords);
         out.append(PART).append(anyRdd ? "1" : "0").append(PART);
-        out.append(queryFacts == null ? NONE : String.valueOf(queryFacts.apply(plan))).append(PART);
+        String facts = queryFacts == null ? NONE : String.valueOf(queryFacts.apply(plan));
+        out.append(facts).append(PART);
         out.append(succeeded && withMetrics.contains(cls) ? metrics(qe) : NONE);
-        return out.length() <= INLINE ? (Object) out.toString() : (Object) out;
+        if (maxLeafColumns > 0) {
+            boolean query = facts.length() > 0 && !facts.startsWith(NONE);
+            StringBuilder json = query ? planJson(plan, leaves, maxLeafColumns) : null;
+            out.append(PART);
+            if (json == null) {
+                out.append(NONE);
+            } else {
+                out.append('=').append(json);
+            }
+        }
+        if (wireBytes(out, INLINE_BYTES) <= INLINE_BYTES) {
+            return out.toString();
+        }
+        return path != null && written(out, path) ? (Object) FILE : (Object) out;
+    }
+
+    /** The written query's compact JSON, or null (no writer, too many leaf columns, no query). */
+    private StringBuilder planJson(Object plan, ArrayList leaves, int maxLeafColumns) {
+        if (planWriter == null) {
+            return null;
+        }
+        int columns = 0;
+        for (int i = 0; i < leaves.size(); i++) {
+            columns += ((QueryPlan) leaves.get(i)).output().size();
+        }
+        if (columns > maxLeafColumns) {
+            return null;  // Python counts distinct columns and decides
+        }
+        try {
+            return (StringBuilder) render.invoke(planWriter, new Object[] {queryOf, plan});
+        } catch (Throwable e) {
+            return null;  // Python renders it again and reports why
+        }
+    }
+
+    /** Writes a long reply to the capture's file: one round trip and a file read, not a chunked read. */
+    private static boolean written(StringBuilder reply, String path) {
+        try {
+            java.nio.file.Files.write(java.nio.file.Paths.get(path, new String[0]),
+                reply.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                new java.nio.file.OpenOption[0]);
+            return true;
+        } catch (Throwable e) {
+            return false;  // read in chunks
+        }
+    }
+
+    /**
+     * Bytes of {@code text} in py4j's reply (UTF-8, newline, return and backslash escaped), counted
+     * until they pass {@code limit}.
+     */
+    private static int wireBytes(CharSequence text, int limit) {
+        int bytes = 0;
+        for (int i = 0; i < text.length() && bytes <= limit; i++) {
+            char c = text.charAt(i);
+            if (c == '\n' || c == '\r' || c == '\\') {
+                bytes += 2;
+            } else if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
     }
 
     private String schemaRecord(Object schema) {
