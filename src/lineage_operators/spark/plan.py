@@ -115,9 +115,10 @@ class PlanReader(CommandOutputs):
     def read(self, func_name: str, qe: Any, succeeded: bool) -> ExecutionFacts | None:
         """Facts of one execution, or None when it has no analyzed plan (failed analysis).
 
-        One py4j call gathers what every execution needs (:mod:`.plan_batch`); a write then makes
-        one or two more (its analyzed plan and its column lineage). Where that reader is missing
-        or its reply is not well formed, the execution is read step by step as before.
+        One py4j call gathers what every execution needs (:mod:`.plan_batch`), a write's column
+        lineage plan included; a write read from its plan object (an insert into a V2 table, a
+        row-level command) makes one more. Where that reader is missing or its reply is not well
+        formed, the execution is read step by step as before.
         """
         batch = batch_reader(self._t)
         if batch is not None:

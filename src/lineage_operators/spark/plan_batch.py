@@ -11,6 +11,11 @@ functions (built from method handles as before, in :mod:`.plan_leaves`, :mod:`.p
 :mod:`.statistics`, :mod:`.rdd`, :mod:`.plan_json`) in one call and returns their texts joined
 with :data:`PART`; a schema serialized once is kept JVM-side by the ``StructType`` (a table read
 again costs no second JSON). Where it cannot be compiled, the capture reads as before.
+
+With column lineage on, the same call renders a write's compact plan JSON (:mod:`.plan_writer`)
+into the reply, and a reply longer than one py4j segment (8 KiB: a longer one waits 40 ms on
+Nagle's algorithm) goes through the capture's plan file instead of a chunked read: a write costs
+one round trip too (two, and a file write and read, before 2026-11-27).
 """
 
 from __future__ import annotations
