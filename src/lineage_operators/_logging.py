@@ -19,7 +19,22 @@ import threading
 import traceback
 from collections.abc import Iterator
 
-__all__ = ["RedactingFilter", "current_task", "get_logger", "task_scope"]
+__all__ = ["PY4J_LOGGERS", "RedactingFilter", "current_task", "get_logger", "quiet_py4j", "task_scope"]
+
+#: py4j's loggers: at INFO they log every callback, and connection teardown with tracebacks.
+PY4J_LOGGERS = ("py4j.clientserver", "py4j.java_gateway")
+
+
+def quiet_py4j() -> dict[str, int]:
+    """Let :data:`PY4J_LOGGERS` pass warnings only; returns their own levels before, to restore."""
+    saved = {}
+    for name in PY4J_LOGGERS:
+        logger = logging.getLogger(name)
+        saved[name] = logger.level
+        if logger.getEffectiveLevel() < logging.WARNING:
+            logger.setLevel(logging.WARNING)
+    return saved
+
 
 _LABEL = "\x00task\x00"
 _task_lock = threading.Lock()

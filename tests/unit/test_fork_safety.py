@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from lineage_operators._logging import PY4J_LOGGERS
 from lineage_operators.spark import fork_safety
 
 
@@ -55,7 +56,7 @@ def test_a_forked_child_forgets_the_parents_connection_instead_of_closing_it(
 
 @pytest.fixture
 def py4j_levels() -> Iterator[None]:
-    saved = {name: logging.getLogger(name).level for name in fork_safety.PY4J_LOGGERS}
+    saved = {name: logging.getLogger(name).level for name in PY4J_LOGGERS}
     yield
     for name, level in saved.items():
         logging.getLogger(name).setLevel(level)
@@ -63,10 +64,10 @@ def py4j_levels() -> Iterator[None]:
 
 @pytest.mark.usefixtures("py4j_levels")
 def test_at_exit_py4j_passes_only_warnings() -> None:
-    for name in fork_safety.PY4J_LOGGERS:
+    for name in PY4J_LOGGERS:
         logging.getLogger(name).setLevel(logging.INFO)
     fork_safety._quiet_py4j_teardown()
-    assert [logging.getLogger(name).getEffectiveLevel() for name in fork_safety.PY4J_LOGGERS] == [
+    assert [logging.getLogger(name).getEffectiveLevel() for name in PY4J_LOGGERS] == [
         logging.WARNING,
         logging.WARNING,
     ]

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from lineage_operators._logging import get_logger
+from lineage_operators._logging import get_logger, quiet_py4j
 
 log = get_logger(__name__)
 
@@ -37,17 +37,13 @@ def _server_running(gateway: Any) -> bool:
 
 # py4j logs every callback at INFO ("Received command c on object id p0"), one line per Spark
 # action in the task's log, and connection teardown with tracebacks: quiet while captures run.
-_PY4J_LOGGERS = ("py4j.clientserver", "py4j.java_gateway")
 _saved_log_levels: dict[str, int] = {}
 
 
 def _quiet_py4j() -> None:
-    for name in _PY4J_LOGGERS:
-        logger = logging.getLogger(name)
-        if name not in _saved_log_levels:
-            _saved_log_levels[name] = logger.level
-            if logger.getEffectiveLevel() < logging.WARNING:
-                logger.setLevel(logging.WARNING)
+    saved = quiet_py4j()
+    for name, level in saved.items():
+        _saved_log_levels.setdefault(name, level)  # the level before the first capture
 
 
 def _restore_py4j_logging() -> None:

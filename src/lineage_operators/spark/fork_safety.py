@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import logging
 import os
 import sys
 import threading
 from collections.abc import Callable
 from typing import Any
+
+from lineage_operators._logging import quiet_py4j
 
 __all__ = ["protect_py4j_connections_from_forks"]
 
@@ -89,13 +90,6 @@ def protect_py4j_connections_from_forks() -> None:
                 _wrap(cls, os.getpid())
 
 
-#: py4j's loggers whose INFO records at exit are teardown noise.
-PY4J_LOGGERS = ("py4j.clientserver", "py4j.java_gateway")
-
-
 def _quiet_py4j_teardown() -> None:
     """At exit, py4j's teardown records (INFO) would hit closed streams or show a dead JVM's traceback."""
-    for name in PY4J_LOGGERS:
-        logger = logging.getLogger(name)
-        if logger.getEffectiveLevel() < logging.WARNING:
-            logger.setLevel(logging.WARNING)
+    quiet_py4j()

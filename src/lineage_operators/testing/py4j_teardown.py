@@ -19,22 +19,19 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["close_py4j_connections"]
+from lineage_operators._logging import quiet_py4j
 
-_PY4J_LOGGERS = ("py4j.clientserver", "py4j.java_gateway")
+__all__ = ["close_py4j_connections"]
 
 
 @contextlib.contextmanager
 def _py4j_warnings_only() -> Iterator[None]:
-    loggers = [logging.getLogger(name) for name in _PY4J_LOGGERS]
-    saved = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(max(logger.getEffectiveLevel(), logging.WARNING))
+    saved = quiet_py4j()
     try:
         yield
     finally:
-        for logger, level in zip(loggers, saved, strict=True):
-            logger.setLevel(level)
+        for name, level in saved.items():
+            logging.getLogger(name).setLevel(level)
 
 
 def _spark_gateway() -> Any:
