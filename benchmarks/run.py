@@ -77,7 +77,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--only", nargs="+", choices=sorted(BENCHMARKS), help="run only these benchmarks")
     parser.add_argument("--rounds", type=int, help="measured rounds per benchmark (default: each its own)")
     parser.add_argument(
-        "--processes", type=_positive, help="processes of task_overhead, each running --rounds (default: 3)"
+        "--processes", type=_positive, help="processes of task_overhead, each running --rounds (default: 4)"
     )
     parser.add_argument("--results", type=Path, default=results.RESULTS_FILE, help="RESULTS.md to append to")
     parser.add_argument("--no-record", action="store_true", help="do not append to RESULTS.md")

@@ -1,8 +1,9 @@
 """One process of the task-overhead benchmark: both sides alternating in one JVM; prints one JSON line.
 
-Run as ``python -m benchmarks.task_overhead_child WORK_DIR ROUNDS WARMUP_ROUNDS TINY``
-(``TINY`` is ``1`` or ``0``). The parent (:mod:`benchmarks.task_overhead`) starts several of these
-and compares their figures: see there why one process is not enough.
+Run as ``python -m benchmarks.task_overhead_child WORK_DIR ROUNDS WARMUP_ROUNDS TINY [FIRST_SIDE]``
+(``TINY`` is ``1`` or ``0``; ``FIRST_SIDE``, ``plain`` by default, runs first in even rounds).
+The parent (:mod:`benchmarks.task_overhead`) starts several of these and compares their figures:
+see there why one process is not enough, and why the first side turns between them.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from typing import Any
 RESULT_PREFIX = "TASK_OVERHEAD_RESULT "
 
 
-def measure(work_dir: Path, rounds: int, warmup_rounds: int, tiny: bool) -> dict[str, Any]:
+def measure(
+    work_dir: Path, rounds: int, warmup_rounds: int, tiny: bool, first_side: str = "plain"
+) -> dict[str, Any]:
     """Alternate the sides in this process; per run, the seconds the parent's figures need."""
     from benchmarks import task_workload
     from benchmarks.alternation import alternate, progress
     from benchmarks.probe import CaptureProbe
-    from benchmarks.sides import LINEAGE, run_task_workload
+    from benchmarks.sides import LINEAGE, SIDES, run_task_workload
 
     size = task_workload.TINY if tiny else task_workload.FULL
     probe = CaptureProbe()
@@ -53,9 +56,11 @@ def measure(work_dir: Path, rounds: int, warmup_rounds: int, tiny: bool) -> dict
             rounds,
             one,
             warmup_rounds=warmup_rounds,
+            sides=sorted(SIDES, key=lambda side: side != first_side),
             seconds_of=lambda measured: measured["seconds"],
         )
     return {
+        "first_side": first_side,
         "capture_landed": capture_landed,
         "workload": {"tables": size.tables, "rows": size.rows, "spark_actions": size.actions},
         "runs": runs,
@@ -75,7 +80,10 @@ def main(argv: list[str]) -> None:
 
     configure_process_environment()
     work_dir, rounds, warmup, tiny = Path(argv[0]), int(argv[1]), int(argv[2]), argv[3] == "1"
-    report = measure(work_dir, rounds, warmup, tiny)
+    first_side = argv[4] if len(argv) > 4 else "plain"
+    if first_side not in ("plain", "lineage"):
+        raise SystemExit(f"FIRST_SIDE must be plain or lineage, not {first_side!r}")
+    report = measure(work_dir, rounds, warmup, tiny, first_side)
     print(RESULT_PREFIX + json.dumps(report), flush=True)
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from benchmarks.settings import Settings
-from benchmarks.task_overhead import figures
+from benchmarks.sides import LINEAGE, PLAIN
+from benchmarks.task_overhead import FULL_PROCESSES, figures, first_side
 
 
 def _report(plain: list[float], lineage: list[float]) -> dict:
@@ -53,3 +54,10 @@ def test_processes_default_to_one_when_tiny_and_can_be_set() -> None:
     assert Settings(tiny=True, work_dir=None).processes_or(3) == 1  # type: ignore[arg-type]
     assert Settings(tiny=False, work_dir=None).processes_or(3) == 3  # type: ignore[arg-type]
     assert Settings(tiny=False, work_dir=None, processes=5).processes_or(3) == 5  # type: ignore[arg-type]
+
+
+def test_the_side_that_opens_the_rounds_turns_from_process_to_process() -> None:
+    assert [first_side(number) for number in range(4)] == [PLAIN, LINEAGE, PLAIN, LINEAGE]
+    assert FULL_PROCESSES % 2 == 0  # each order equally often in a full run
+    reports = [_report([9.0], [9.0]) | {"first_side": first_side(number)} for number in range(2)]
+    assert [process["first_side"] for process in figures(reports)[0].details["processes"]] == [PLAIN, LINEAGE]
