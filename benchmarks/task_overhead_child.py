@@ -56,7 +56,7 @@ def measure(
             rounds,
             one,
             warmup_rounds=warmup_rounds,
-            sides=sorted(SIDES, key=lambda side: side != first_side),
+            sides=SIDES if first_side == SIDES[0] else tuple(reversed(SIDES)),
             seconds_of=lambda measured: measured["seconds"],
         )
     return {
