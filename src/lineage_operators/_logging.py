@@ -17,9 +17,17 @@ import contextlib
 import logging
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
-__all__ = ["PY4J_LOGGERS", "RedactingFilter", "current_task", "get_logger", "quiet_py4j", "task_scope"]
+__all__ = [
+    "PY4J_LOGGERS",
+    "RedactingFilter",
+    "current_task",
+    "get_logger",
+    "quiet_py4j",
+    "restore_levels",
+    "task_scope",
+]
 
 #: py4j's loggers: at INFO they log every callback, and connection teardown with tracebacks.
 PY4J_LOGGERS = ("py4j.clientserver", "py4j.java_gateway")
@@ -34,6 +42,12 @@ def quiet_py4j() -> dict[str, int]:
         if logger.getEffectiveLevel() < logging.WARNING:
             logger.setLevel(logging.WARNING)
     return saved
+
+
+def restore_levels(saved: Mapping[str, int]) -> None:
+    """Give loggers back the levels :func:`quiet_py4j` returned."""
+    for name, level in saved.items():
+        logging.getLogger(name).setLevel(level)
 
 
 _LABEL = "\x00task\x00"

@@ -14,14 +14,13 @@ learned the hard way (pyspark 4.x, py4j ``ClientServer``):
 from __future__ import annotations
 
 import contextlib
-import logging
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from lineage_operators._logging import get_logger, quiet_py4j
+from lineage_operators._logging import get_logger, quiet_py4j, restore_levels
 
 log = get_logger(__name__)
 
@@ -47,8 +46,7 @@ def _quiet_py4j() -> None:
 
 
 def _restore_py4j_logging() -> None:
-    for name, level in _saved_log_levels.items():
-        logging.getLogger(name).setLevel(level)
+    restore_levels(_saved_log_levels)
     _saved_log_levels.clear()
 
 

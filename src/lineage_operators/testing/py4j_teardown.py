@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import logging
 import sys
 from collections.abc import Iterator
 from typing import Any
 
-from lineage_operators._logging import quiet_py4j
+from lineage_operators._logging import quiet_py4j, restore_levels
 
 __all__ = ["close_py4j_connections"]
 
@@ -30,8 +29,7 @@ def _py4j_warnings_only() -> Iterator[None]:
     try:
         yield
     finally:
-        for name, level in saved.items():
-            logging.getLogger(name).setLevel(level)
+        restore_levels(saved)
 
 
 def _spark_gateway() -> Any:
