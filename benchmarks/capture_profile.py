@@ -87,11 +87,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+_ONE_CALL: list[Any] = []
+
+
 def _reading(mode: str) -> None:
-    """Switch ``PlanReader.read`` between the one-call read and the step-by-step reading."""
+    """Switch the capture between the one-call read (executions queued JVM-side, read as they are
+    taken) and the step-by-step reading (a py4j callback per execution)."""
     from lineage_operators.spark import plan, plan_batch
 
-    plan.batch_reader = plan_batch.batch_reader if mode == "one-call" else (lambda t: None)  # type: ignore[assignment]
+    if not _ONE_CALL:
+        _ONE_CALL.append(plan_batch.batch_reader)
+    chosen = _ONE_CALL[0] if mode == "one-call" else (lambda t: None)
+    plan.batch_reader = plan_batch.batch_reader = chosen  # type: ignore[assignment]
 
 
 def _print(costs: list[Any], dist: dict[str, Any]) -> None:

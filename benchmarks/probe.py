@@ -1,14 +1,16 @@
 """Time the lineage capture from the outside, without touching its code.
 
-The capture registers a py4j ``QueryExecutionListener``: Spark calls its ``onSuccess`` /
-``onFailure`` on the listener-bus thread, asynchronously, while the task's own thread goes on.
+Where ``ExecutionReader.java`` cannot be compiled, the capture registers a py4j
+``QueryExecutionListener``: Spark calls its ``onSuccess`` / ``onFailure`` on the listener-bus
+thread, asynchronously, while the task's own thread goes on.
 The probe wraps, on their classes, ``SparkLineageCapture.start/stop/snapshot`` and the callbacks
 of every listener class it can find (module-level classes of ``lineage_operators`` that define
 them, and the objects a started capture holds), and records each call as a wall-clock interval.
 
-Since the callback only queues the execution for the capture's reader thread, the work each
-execution costs runs in ``PlanReader.read`` there: the probe times that too (with the py4j round
-trips of each read, :mod:`benchmarks.execution_costs`), and reports both distributions.
+Where executions are queued JVM-side (no callbacks), the work each execution costs runs on the
+capture's reader thread: JVM-side in the call that takes it from the queue, then in
+``PlanReader.read``: the probe times that call from the start of the JVM-side read (which the reply
+reports), with the py4j round trips of each read (:mod:`benchmarks.execution_costs`).
 
 ``busy_seconds`` is the length of the union of those intervals: the wall time during which any
 capture code was running (callbacks, reads, start/stop). Summing them would count twice the time
@@ -77,6 +79,16 @@ class ProbeReport:
             "callback_threads": self.callback_threads,
             "capture_results": self.capture_results,
         }
+
+
+def _jvm_read_seconds(args: tuple[Any, ...], kwargs: dict[str, Any]) -> float:
+    """The JVM-side read a ``PlanReader.read`` call was given (its ``reply``), in seconds: it ran
+    on the same thread right before the call, in the call that took the execution from the queue."""
+    for value in (*args, *kwargs.values()):
+        jvm_ms = getattr(value, "jvm_ms", None)
+        if isinstance(jvm_ms, float):
+            return jvm_ms / 1000
+    return 0.0
 
 
 def capture_available() -> bool:
@@ -171,7 +183,7 @@ class CaptureProbe:
 
         @functools.wraps(original)
         def timed(instance: Any, *args: Any, **kwargs: Any) -> Any:
-            with probe._timing(method):
+            with probe._timing(method, _jvm_read_seconds(args, kwargs)):
                 result = original(instance, *args, **kwargs)
             if after is not None:
                 after(instance, result)
@@ -184,9 +196,10 @@ class CaptureProbe:
     # -- measuring -----------------------------------------------------------------------------
 
     @contextmanager
-    def _timing(self, method: str) -> Iterator[None]:
+    def _timing(self, method: str, earlier_s: float = 0.0) -> Iterator[None]:
+        """``earlier_s``: work the call stands for that ran just before it (a JVM-side read)."""
         profiler = self._start_profiler()
-        started = time.perf_counter()
+        started = time.perf_counter() - earlier_s
         try:
             yield
         finally:

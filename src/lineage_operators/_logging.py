@@ -24,6 +24,7 @@ __all__ = [
     "RedactingFilter",
     "current_task",
     "get_logger",
+    "py4j_quiet_here",
     "quiet_py4j",
     "restore_levels",
     "task_scope",
@@ -48,6 +49,33 @@ def restore_levels(saved: Mapping[str, int]) -> None:
     """Give loggers back the levels :func:`quiet_py4j` returned."""
     for name, level in saved.items():
         logging.getLogger(name).setLevel(level)
+
+
+_quiet_threads: set[int] = set()
+
+
+class _QuietThreads(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.thread not in _quiet_threads
+
+
+_QUIET_THREADS_FILTER = _QuietThreads()
+
+
+@contextlib.contextmanager
+def py4j_quiet_here() -> Iterator[None]:
+    """:data:`PY4J_LOGGERS` drop this thread's records meanwhile; other threads log as before
+    (unlike :func:`quiet_py4j`, which sets levels process-wide)."""
+    for name in PY4J_LOGGERS:
+        logger = logging.getLogger(name)
+        if _QUIET_THREADS_FILTER not in logger.filters:
+            logger.addFilter(_QUIET_THREADS_FILTER)
+    ident = threading.get_ident()
+    _quiet_threads.add(ident)
+    try:
+        yield
+    finally:
+        _quiet_threads.discard(ident)
 
 
 _LABEL = "\x00task\x00"

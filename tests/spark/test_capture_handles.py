@@ -20,6 +20,7 @@ from py4j.protocol import Py4JError
 
 from lineage_operators.spark import listener as lst
 from lineage_operators.spark.capture import SparkLineageCapture
+from lineage_operators.spark.execution_queue import HeldExecution
 from lineage_operators.spark.handles import release
 
 
@@ -61,10 +62,12 @@ def test_read_executions_are_released(spark: Any, tmp_path: Path, no_cyclic_gc: 
         reader = capture._reader
         read = reader.read
 
-        def recording_read(func_name: str, qe: Any, succeeded: bool) -> Any:
-            refs.append(_weak(spark, qe))
-            handles.append(qe)
-            return read(func_name, qe, succeeded)
+        def recording_read(func_name: str, qe: Any, succeeded: bool, *reply: Any) -> Any:
+            # the JVM queue hands a HeldExecution: the handle it fetches must be released too
+            handle = qe._handle() if isinstance(qe, HeldExecution) else qe
+            refs.append(_weak(spark, handle))
+            handles.append(handle)
+            return read(func_name, qe, succeeded, *reply)
 
         reader.read = recording_read
         joined = (

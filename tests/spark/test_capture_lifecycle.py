@@ -32,6 +32,16 @@ def callback_server(spark: Any) -> Any:
     return spark.sparkContext._gateway.__dict__.get("_callback_server")
 
 
+@pytest.fixture
+def py4j_callbacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As where ``ExecutionReader.java`` cannot be compiled: no JVM queue, so the query listener is
+    a Python object the JVM calls back through py4j's callback server."""
+    from lineage_operators.spark import plan, plan_batch
+
+    monkeypatch.setattr(plan_batch, "batch_reader", lambda tools: None)
+    monkeypatch.setattr(plan, "batch_reader", lambda tools: None)
+
+
 def test_queries_before_start_do_not_leak(spark: Any, data: dict[str, Path]) -> None:
     spark.read.parquet(str(data["before"])).count()  # ended before the task
     early = spark.read.parquet(str(data["early"]))  # built before the task, run during it
@@ -59,13 +69,22 @@ def test_query_running_across_start_does_not_leak(spark: Any, data: dict[str, Pa
     assert result.inputs == []
 
 
-def test_cleanup_restores_listeners_and_callback_server(spark: Any) -> None:
+@pytest.mark.parametrize("way_in", ["execution queue", "py4j callbacks"])
+def test_cleanup_restores_listeners_and_callback_server(
+    spark: Any, way_in: str, request: pytest.FixtureRequest
+) -> None:
+    if way_in == "py4j callbacks":
+        request.getfixturevalue("py4j_callbacks")
     captured(spark, lambda: None)  # lines before 4.2 register ExecutionIds once per context
     before_listeners, before_server = listeners(spark), callback_server(spark)
     capture = SparkLineageCapture(spark)
     capture.start()
-    assert listeners(spark) == before_listeners + 2  # the query relay and the RDD-job listener
-    assert callback_server(spark) is not None
+    # the execution queue (or the query relay) and the RDD-job listener
+    assert listeners(spark) == before_listeners + 2
+    if way_in == "execution queue":
+        assert callback_server(spark) is before_server  # nothing calls Python back
+    else:
+        assert callback_server(spark) is not None
     spark.range(1).collect()
     capture.stop()
     assert listeners(spark) == before_listeners
@@ -92,7 +111,7 @@ def test_the_capture_adds_no_listener_queue(spark: Any) -> None:
 
 
 def test_without_the_compiled_helpers_the_query_listener_is_registered(
-    spark: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    spark: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, py4j_callbacks: None
 ) -> None:
     from lineage_operators.spark.jvm import tools_for
 
@@ -112,7 +131,7 @@ def test_without_the_compiled_helpers_the_query_listener_is_registered(
     assert names(result.outputs) == {local(tmp_path / "out")}
 
 
-def test_a_stopped_capture_is_not_kept_alive_by_py4js_proxy_pool(spark: Any) -> None:
+def test_a_stopped_capture_is_not_kept_alive_by_py4js_proxy_pool(spark: Any, py4j_callbacks: None) -> None:
     """The pool holds each task's listener until the JVM collects its proxy; through the listener's
     sink it held the capture and its application, some for the rest of the process."""
     import gc
@@ -135,7 +154,7 @@ def test_a_stopped_capture_is_not_kept_alive_by_py4js_proxy_pool(spark: Any) -> 
     assert not listener.enabled
 
 
-def test_callback_server_started_by_someone_else_is_left_running(spark: Any) -> None:
+def test_callback_server_started_by_someone_else_is_left_running(spark: Any, py4j_callbacks: None) -> None:
     from pyspark.java_gateway import ensure_callback_server_started
 
     from lineage_operators.spark import callback_server as listener
@@ -155,7 +174,7 @@ def test_callback_server_started_by_someone_else_is_left_running(spark: Any) -> 
             gateway.__dict__["_callback_server"] = None
 
 
-def test_two_captures_share_the_callback_server(spark: Any) -> None:
+def test_two_captures_share_the_callback_server(spark: Any, py4j_callbacks: None) -> None:
     first, second = SparkLineageCapture(spark), SparkLineageCapture(spark)
     first.start()
     second.start()

@@ -14,6 +14,7 @@ from test_plan_batch_parity import _workload
 
 from lineage_operators.spark import jvm_classes, plan_batch
 from lineage_operators.spark import plan as plan_module
+from lineage_operators.spark.execution_queue import HeldExecution
 from lineage_operators.spark.jvm import NONE, JvmTools, tools_for
 
 
@@ -43,9 +44,11 @@ def test_execution_reader_texts_equal(spark: Any, tmp_path: Path, monkeypatch: A
     executions: list[tuple[Any, bool]] = []
     original = plan_module.PlanReader.read
 
-    def keep(reader: Any, func_name: str, qe: Any, succeeded: bool) -> Any:
-        executions.append((qe, bool(succeeded)))
-        return original(reader, func_name, qe, succeeded)
+    def keep(reader: Any, func_name: str, qe: Any, succeeded: bool, *reply: Any) -> Any:
+        # a binding of the test's own: the capture releases the one it reads with
+        own = qe._pending.current() if isinstance(qe, HeldExecution) else qe
+        executions.append((own, bool(succeeded)))
+        return original(reader, func_name, qe, succeeded, *reply)
 
     monkeypatch.setattr(plan_module.PlanReader, "read", keep)
     run_captured(spark, lambda: _workload(spark, tmp_path))

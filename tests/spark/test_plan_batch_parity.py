@@ -1,6 +1,7 @@
 """The one-call read of an execution (``jvm_src/ExecutionReader.java``) gives exactly the facts of
 the step-by-step read, execution by execution, over writes, reads, CTAS, inserts into tables,
-DDL, a failed query and a DataFrame over an RDD; and it makes one py4j round trip for a count."""
+DDL, a failed query and a DataFrame over an RDD; and a count or a write costs the one round trip
+that takes it from the capture's queue."""
 
 from __future__ import annotations
 
@@ -61,8 +62,8 @@ def test_one_call_read_equals_step_by_step(spark: Any, tmp_path: Path, monkeypat
     pairs: list[tuple[Any, Any]] = []
     original = plan_module.PlanReader.read
 
-    def both(reader: Any, func_name: str, qe: Any, succeeded: bool) -> Any:
-        batched = original(reader, func_name, qe, succeeded)
+    def both(reader: Any, func_name: str, qe: Any, succeeded: bool, *reply: Any) -> Any:
+        batched = original(reader, func_name, qe, succeeded, *reply)
         stepped = reader._read_steps(func_name, qe, succeeded)
         pairs.append((_comparable(batched), _comparable(stepped)))
         return batched
@@ -90,13 +91,13 @@ def test_a_count_costs_one_round_trip(spark: Any, tmp_path: Path, monkeypatch: A
         counted.n = getattr(counted, "n", 0) + 1
         return send(connection, *args, **kwargs)
 
-    trips: list[int] = []
+    trips: list[tuple[int, bool]] = []
     original = plan_module.PlanReader.read
 
-    def measured(reader: Any, func_name: str, qe: Any, succeeded: bool) -> Any:
+    def measured(reader: Any, func_name: str, qe: Any, succeeded: bool, reply: Any = None) -> Any:
         before = getattr(counted, "n", 0)
-        facts = original(reader, func_name, qe, succeeded)
-        trips.append(getattr(counted, "n", 0) - before)
+        facts = original(reader, func_name, qe, succeeded, reply)
+        trips.append((getattr(counted, "n", 0) - before, reply is not None))
         return facts
 
     monkeypatch.setattr(clientserver.ClientServerConnection, "send_command", counting)
@@ -104,7 +105,9 @@ def test_a_count_costs_one_round_trip(spark: Any, tmp_path: Path, monkeypatch: A
     run_captured(spark, frame.count)  # set-up (JVM-side functions) happens on first use
     trips.clear()
     run_captured(spark, frame.count)
-    assert trips == [1]
+    # read JVM-side as it left the capture's queue (the reader's one call: test_execution_queue),
+    # with no call of its own
+    assert trips == [(0, True)]
 
 
 @pytest.mark.parametrize("width", [2, 400])
@@ -132,10 +135,11 @@ def test_a_write_with_column_lineage_costs_one_round_trip(
     reads: list[tuple[int, Any]] = []
     original = plan_module.PlanReader.read
 
-    def measured(reader: Any, func_name: str, qe: Any, succeeded: bool) -> Any:
+    def measured(reader: Any, func_name: str, qe: Any, succeeded: bool, reply: Any = None) -> Any:
         before = getattr(counted, "n", 0)
-        facts = original(reader, func_name, qe, succeeded)
-        reads.append((getattr(counted, "n", 0) - before, facts))
+        facts = original(reader, func_name, qe, succeeded, reply)
+        # the queue's call brought the reply (test_execution_queue counts it): one round trip
+        reads.append((getattr(counted, "n", 0) - before + (reply is not None), facts))
         return facts
 
     separate: list[str | None] = []

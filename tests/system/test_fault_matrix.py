@@ -127,15 +127,15 @@ def test_bad_connections_and_templated_master_fail_at_start_of_execute(run_dag, 
 
 @pytest.fixture
 def injected_faults(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
-    """6: a facet builder raises for one dataset; 9: the query callback (the listener's hand-over
-    to the reader thread) raises in task `raising`; 8: plan reading (on the reader thread) hangs in
-    task `hang` until the returned event is set (at most 90 s)."""
+    """6: a facet builder raises for one dataset; 9: handing an execution over to its reading (on
+    the reader thread, from the JVM's queue) raises in task `raising`; 8: plan reading (on the
+    reader thread) hangs in task `hang` until the returned event is set (at most 90 s)."""
     from lineage_operators import facets
-    from lineage_operators.spark.listener import HandOver
+    from lineage_operators.spark.capture import SparkLineageCapture
     from lineage_operators.spark.plan import PlanReader
 
     release = threading.Event()
-    schema_facet, on_execution, read = facets.schema_facet, HandOver.put, PlanReader.read
+    schema_facet, on_execution, read = facets.schema_facet, SparkLineageCapture._on_execution, PlanReader.read
 
     def bad_schema(text: str) -> Any:
         if "boom" in text:
@@ -144,7 +144,7 @@ def injected_faults(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event
 
     def raising(self: Any, *args: Any) -> None:
         if (current_task() or "").endswith(".raising"):
-            raise RuntimeError("callback bug")
+            raise RuntimeError("hand-over bug")
         on_execution(self, *args)
 
     def hanging(self: Any, *args: Any) -> Any:
@@ -153,7 +153,7 @@ def injected_faults(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event
         return read(self, *args)
 
     monkeypatch.setattr(facets, "schema_facet", bad_schema)
-    monkeypatch.setattr(HandOver, "put", raising)
+    monkeypatch.setattr(SparkLineageCapture, "_on_execution", raising)
     monkeypatch.setattr(PlanReader, "read", hanging)
     monkeypatch.setenv("AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT", "2")
     try:
@@ -192,8 +192,9 @@ def test_capture_faults_never_fail_slow_or_silence_the_task(run_dag, base_dir: P
     assert "schema" in outputs[f"{base_dir}/fine"]["facets"]
 
     warnings = _messages(caplog, "lineage_operators", logging.WARNING)
-    # 9: one warning for the raising callback, and the task's COMPLETE still went out
-    assert sum("a Spark query callback failed" in m for m in warnings) == 1, warnings
+    # 9: one warning for the raising hand-over, and the task's COMPLETE still went out
+    hand_over = "reading a Spark execution failed: RuntimeError: hand-over bug"
+    assert sum(hand_over in m for m in warnings) == 1, warnings
     assert final_event(result, "fault_capture", "raising")["eventType"] == "COMPLETE"
     # 8: the hang cost the capture budget (2 s), not the hang (90 s) nor the old 30 s drain
     assert any("gave up after 2.0s" in m for m in warnings), warnings

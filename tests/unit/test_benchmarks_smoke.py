@@ -166,3 +166,29 @@ def test_event_inspection_measures_each_facet():
     sizes = inspect_event(text, set()).facet_bytes
     assert sizes["subset"] == len('"subset": ' + json.dumps(subset, sort_keys=True))
     assert sizes["schema"] == 2 * len('"schema": {"fields": []}')
+
+
+def test_the_probes_count_the_jvm_side_read_a_queued_execution_came_with():
+    """A read given the queue's reply was read JVM-side, in the reader's call that took it: the
+    probes count that call's time and round trip, so the figures do not look cheaper than they are."""
+    from benchmarks.execution_costs import ExecutionCostProbe
+    from benchmarks.probe import _jvm_read_seconds
+
+    from lineage_operators.spark.execution_queue import QueuedReply
+
+    reply = QueuedReply("text", jvm_ms=2.5)
+    assert _jvm_read_seconds(("count", None, True, reply), {}) == 0.0025
+    assert _jvm_read_seconds(("count", None, True), {"reply": reply}) == 0.0025
+    assert _jvm_read_seconds(("count", None, True), {}) == 0.0
+
+    probe = ExecutionCostProbe()
+
+    def read(reader: object, func_name: str, qe: object, succeeded: bool, reply: object = None) -> object:
+        return type("Facts", (), {"outputs": [], "root": "x.Aggregate"})()
+
+    timed = probe._timing(read)
+    timed(None, "count", None, True, reply)
+    timed(None, "count", None, True)
+    queued, called = probe.costs()
+    assert (queued.round_trips, queued.ms >= 2.5) == (1, True)
+    assert (called.round_trips, called.ms < 2.5) == (0, True)

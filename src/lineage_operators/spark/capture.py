@@ -3,7 +3,7 @@
 CONTRACT:
 
     capture = SparkLineageCapture(spark)   # classic SparkSession (py4j); never raises
-    capture.start()                        # registers a QueryExecutionListener
+    capture.start()                        # queues the session's ended executions
     ...user code...
     result = capture.stop()                # drains the listener bus, unregisters; never raises
     result.inputs / result.outputs         # list[LineageDataset], named, de-duplicated, facets attached
@@ -15,17 +15,17 @@ How it works:
 
 * ``start()`` drains the listener bus (so executions that ended before the task are delivered to
   nobody), records two watermarks -- the newest SQL execution id in Spark's SQL status store and
-  the next ``QueryExecution`` id -- then registers a py4j ``QueryExecutionListener`` (relayed from a
-  bus queue Spark runs anyway: :class:`.listener.QueryRegistration`). What it reads from the
-  session, and starts beside the listener, is :mod:`.capture_setup`'s.
-* Each callback (on Spark's listener-bus thread) only hands the execution's py4j handle over to
-  the capture's reader thread (:class:`~lineage_operators.spark.listener.HandOver`) and returns:
-  no JVM call, so a slow or hung read never holds up the listener bus or ``SparkContext.stop()``.
-  The handle keeps the ``QueryExecution`` alive until it is read; the reader reads the plain facts
-  of each execution in callback order with a constant number of py4j calls
-  (:mod:`lineage_operators.spark.plan`). The catalog is read as late as before: Spark delivers the
-  callback asynchronously, after the user's thread has moved on, so the reader is one queue hop
-  behind the bus, not behind the user (the Spark tests of DROP/ALTER/CTAS prove it).
+  the next ``QueryExecution`` id -- then adds a queue of the session's ended executions to Spark's
+  listener bus, in the JVM (:mod:`.execution_queue`; where its Java class cannot be compiled, a
+  py4j ``QueryExecutionListener``: :class:`.listener.QueryRegistration`). What it reads from the
+  session, and starts beside the queue, is :mod:`.capture_setup`'s.
+* Spark's listener-bus thread only queues each execution (no call into Python), so a slow or hung
+  read never holds up the listener bus or ``SparkContext.stop()``. The queue keeps the
+  ``QueryExecution`` alive until it is read; the capture's reader thread takes the executions in
+  order, each read JVM-side in the call that takes it (:mod:`lineage_operators.spark.plan`). The
+  catalog is read as late as before: Spark delivers the end event asynchronously, after the user's
+  thread has moved on, so the reader is one queue hop behind the bus, not behind the user (the
+  Spark tests of DROP/ALTER/CTAS prove it).
 * Attribution (:mod:`lineage_operators.spark.attribution`): the task's thread, and every thread
   started while the capture runs, carry the capture's Spark job tag (:mod:`.ownership`); an
   execution whose jobs carry it is the task's, one carrying only another capture's tag is not.
@@ -36,9 +36,9 @@ How it works:
 * ``snapshot()``/``stop()`` drain the bus again (so every callback has run) and wait for the reader,
   both within ``capture_timeout``, then name and merge in plain Python
   (:mod:`lineage_operators.spark.resolve`). When the budget runs out, ``stop()`` abandons the reader
-  (a read still running finishes unseen) and reports what was read. ``stop()`` unregisters the
-  listener and shuts down the py4j callback server if this module started it (and no other
-  capture uses it); the reader closes the plan JSON file after its last read.
+  (a read still running finishes unseen) and reports what was read. ``stop()`` takes the queue off
+  the bus (with the py4j listener: unregisters it and shuts down the callback server if this module
+  started it and no other capture uses it); the reader closes the plan JSON file after its last read.
 * Facets: schema, dataSource, symlinks (session-catalog tables), storage (delta/iceberg only),
   lifecycleStateChange and outputStatistics on outputs, inputStatistics (what the dataset is) and
   subset (untrimmed locations) on inputs; RDD-only jobs through :mod:`lineage_operators.spark.rdd`;
@@ -101,7 +101,7 @@ class SparkLineageCapture:
         self._failures = 0
         self._state = "new"  # new -> started -> stopped
         self._listener: Any = None
-        self._handover: Any = None  # listener.HandOver: the reader thread
+        self._handover: Any = None  # execution_queue.ExecutionQueue or listener.HandOver: the reader
         self._jlistener: Any = None
         self._gateway: Any = None
         self._reader: Any = None
@@ -142,8 +142,10 @@ class SparkLineageCapture:
         from lineage_operators.spark import listener as lst
         from lineage_operators.spark.attribution import claim_task_threads
         from lineage_operators.spark.execution_ids import start_recording
+        from lineage_operators.spark.execution_queue import ExecutionQueue
         from lineage_operators.spark.jvm import tools_for
         from lineage_operators.spark.plan import PlanReader
+        from lineage_operators.spark.plan_batch import batch_reader
 
         spark = self._spark
         jss = getattr(spark, "_jsparkSession", None)
@@ -163,12 +165,23 @@ class SparkLineageCapture:
         self._exec_watermark = setup.last_sql_execution_id(jss)
         self._qe_watermark = setup.next_query_execution_id(self._tools, jss)
         # started before the task's threads are claimed: the reader is no thread of the task
-        self._handover = lst.HandOver(
-            self._on_execution, self._close_columns, on_start=lambda: setup.activate_session(self._tools, jss)
-        )
-        callback_server.acquire_callback_server(self._gateway)
-        self._listener = lst.QueryListener(self._handover.put)  # from here on, _teardown releases
-        self._jlistener = lst.QueryRegistration(self._tools, jss, self._listener)
+        on_start = lambda: setup.activate_session(self._tools, jss)  # noqa: E731
+        batch = batch_reader(self._tools)
+        if batch is not None:  # executions queued JVM-side: no py4j callback (.execution_queue)
+            self._handover = self._jlistener = ExecutionQueue.start(
+                self._tools,
+                batch,
+                jss,
+                read=self._on_execution,
+                request=self._reader.batch_request,
+                on_start=on_start,
+                on_exit=self._close_columns,
+            )
+        else:
+            self._handover = lst.HandOver(self._on_execution, self._close_columns, on_start=on_start)
+            callback_server.acquire_callback_server(self._gateway)
+            self._listener = lst.QueryListener(self._handover.put)  # from here on, _teardown releases
+            self._jlistener = lst.QueryRegistration(self._tools, jss, self._listener)
         self._rdd_jobs = setup.start_rdd_jobs(self._tools, sc._jsc)
         self._owner = claim_task_threads(sc)
 
@@ -266,11 +279,12 @@ class SparkLineageCapture:
 
     # -- reading (reader thread) ----------------------------------------------------------------
 
-    def _on_execution(self, func_name: str, qe: Any, succeeded: bool) -> None:
-        """Reads one execution handed over by the listener (reader thread)."""
+    def _on_execution(self, func_name: str, qe: Any, succeeded: bool, reply: Any = None) -> None:
+        """Reads one execution handed over by the listener or the JVM queue (reader thread);
+        ``reply``: the queue's ``QueuedReply``, read JVM-side already."""
         started = time.perf_counter()
         try:
-            facts = self._reader.read(func_name, qe, succeeded)
+            facts = self._reader.read(func_name, qe, succeeded, reply)
         except Exception as exc:
             if self._abandoned():
                 return
@@ -285,7 +299,7 @@ class SparkLineageCapture:
             self._read_rdd_jobs()
         if facts is None or self._abandoned():
             return  # stop() gave up on this read: its result belongs to no event
-        facts.cost_ms = (time.perf_counter() - started) * 1000
+        facts.cost_ms = (time.perf_counter() - started) * 1000 + (reply.jvm_ms if reply is not None else 0.0)
         with self._lock:
             self._facts.append(facts)
 

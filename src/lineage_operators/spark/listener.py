@@ -1,4 +1,6 @@
-"""The py4j ``QueryExecutionListener`` and the plumbing around it.
+"""The py4j ``QueryExecutionListener`` and the plumbing around it: the capture's way in where
+``ExecutionReader.java`` cannot be compiled (elsewhere executions are queued JVM-side:
+:mod:`.execution_queue`), and the bus helpers both ways share.
 
 Things learned the hard way (pyspark 4.x, py4j ``ClientServer``):
 
@@ -163,39 +165,51 @@ class HandOver:
         return self._thread.is_alive()
 
     def _run(self) -> None:
-        try:
-            if self._on_start is not None:
-                try:
-                    self._on_start()
-                except Exception as exc:
+        run_reader(self._on_start, self._read_all, self._on_exit)
+
+    def _read_all(self) -> None:
+        while True:
+            with self._cond:
+                while not self._items and not self._closed:
+                    self._cond.wait()
+                if not self._items:
+                    return
+                item = self._items.popleft()
+                self._busy = True
+            try:
+                self._read(*item)
+            except BaseException as exc:  # the reader thread must go on
+                if not self._warned and not self.abandoned:
+                    self._warned = True
                     from lineage_operators.spark._errors import describe
 
-                    log.info("lineage capture: the reader thread could not be prepared: %s", describe(exc))
-            while True:
+                    log.warning("lineage capture: reading a Spark execution failed: %s", describe(exc))
+            finally:
+                del item  # the execution's py4j handle: the JVM may collect it now
                 with self._cond:
-                    while not self._items and not self._closed:
-                        self._cond.wait()
-                    if not self._items:
-                        return
-                    item = self._items.popleft()
-                    self._busy = True
-                try:
-                    self._read(*item)
-                except BaseException as exc:  # the reader thread must go on
-                    if not self._warned and not self.abandoned:
-                        self._warned = True
-                        from lineage_operators.spark._errors import describe
+                    self._busy = False
+                    self._cond.notify_all()
 
-                        log.warning("lineage capture: reading a Spark execution failed: %s", describe(exc))
-                finally:
-                    del item  # the execution's py4j handle: the JVM may collect it now
-                    with self._cond:
-                        self._busy = False
-                        self._cond.notify_all()
-        finally:
-            if self._on_exit is not None:
-                with contextlib.suppress(Exception):
-                    self._on_exit()
+
+def run_reader(
+    on_start: Callable[[], None] | None, read_all: Callable[[], None], on_exit: Callable[[], None] | None
+) -> None:
+    """A capture's reader thread (:class:`HandOver`, :class:`.execution_queue.ExecutionQueue`):
+    ``on_start`` (a failure is logged, reading goes on), ``read_all``, then ``on_exit`` whatever
+    happened (it never raises)."""
+    try:
+        if on_start is not None:
+            try:
+                on_start()
+            except Exception as exc:
+                from lineage_operators.spark._errors import describe
+
+                log.info("lineage capture: the reader thread could not be prepared: %s", describe(exc))
+        read_all()
+    finally:
+        if on_exit is not None:
+            with contextlib.suppress(Exception):
+                on_exit()
 
 
 #: Spark's ``LiveListenerBus.EXECUTOR_MANAGEMENT_QUEUE``: the capture's compiled listeners join it

@@ -1,7 +1,7 @@
 """Reading the datasets of one Spark execution from its analyzed logical plan.
 
-Runs on the capture's reader thread, one execution at a time in callback order (the listener
-callback only hands the ``QueryExecution`` over: :class:`~lineage_operators.spark.listener.HandOver`),
+Runs on the capture's reader thread, one execution at a time in the order they ended (Spark's
+listener bus only queues them: :mod:`~lineage_operators.spark.execution_queue`),
 extracts plain facts at once and keeps py4j round trips constant in the plan size: every leaf of
 the plan, of its subqueries and of a write command's query is read by JVM-side functions built in
 :mod:`lineage_operators.spark.jvm` (one ``map`` + ``mkString`` for all leaves), and the root command
@@ -43,6 +43,7 @@ from lineage_operators.spark import iceberg
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.alter import is_alter
 from lineage_operators.spark.execution_ids import query_key
+from lineage_operators.spark.execution_queue import QueuedReply
 from lineage_operators.spark.jvm import SEP, SEP3, JvmTools, split_records
 from lineage_operators.spark.plan_batch import REPLY_IN_FILE, ExecutionRead, batch_reader, parse
 from lineage_operators.spark.plan_classes import INSERT_DS, V2_WRITES
@@ -112,24 +113,24 @@ class PlanReader(CommandOutputs):
 
     # -- entry point ---------------------------------------------------------------------------
 
-    def read(self, func_name: str, qe: Any, succeeded: bool) -> ExecutionFacts | None:
+    def read(
+        self, func_name: str, qe: Any, succeeded: bool, reply: QueuedReply | None = None
+    ) -> ExecutionFacts | None:
         """Facts of one execution, or None when it has no analyzed plan (failed analysis).
 
         One py4j call gathers what every execution needs (:mod:`.plan_batch`), a write's column
-        lineage plan included; a write read from its plan object (an insert into a V2 table, a
-        row-level command) makes one more. Where that reader is missing or its reply is not well
-        formed, the execution is read step by step as before.
+        lineage plan included: ``reply`` when the JVM read it as it left the queue
+        (:mod:`.execution_queue`), else the call made here. A write read from its plan object (an
+        insert into a V2 table, a row-level command) makes one more. Where that reader is missing
+        or its reply is not well formed, the execution is read step by step as before.
         """
-        batch = batch_reader(self._t)
-        if batch is not None:
+        batch = batch_reader(self._t) if reply is None else None
+        if batch is not None or reply is not None:
             try:
                 with_plan = self._columns is not None  # the written plan's JSON, for column lineage
-                if with_plan:
-                    limit, path = self._columns.batch_request()
-                    reply = batch.read(qe, bool(succeeded), limit, path)
-                else:
-                    reply = batch.read(qe, bool(succeeded))
-                text = self._t.read(reply)
+                text: str | None = (
+                    reply.text if reply is not None else self._t.read(self._batch_read(batch, qe, succeeded))
+                )
                 if with_plan and text == REPLY_IN_FILE:
                     text = self._columns.read_reply_file()
                 got = parse(text, with_plan)
@@ -139,6 +140,17 @@ class PlanReader(CommandOutputs):
             if got is not None:
                 return self._read_batched(func_name, qe, succeeded, got)
         return self._read_steps(func_name, qe, succeeded)
+
+    def _batch_read(self, batch: Any, qe: Any, succeeded: bool) -> Any:
+        if self._columns is None:
+            return batch.read(qe, bool(succeeded))
+        limit, path = self._columns.batch_request()
+        return batch.read(qe, bool(succeeded), limit, path)
+
+    def batch_request(self) -> tuple[int, str | None]:
+        """What a one-call read made elsewhere (``ExecutionReader.next``) may render for this
+        reader's column lineage: no plan (0) without it."""
+        return self._columns.batch_request() if self._columns is not None else (0, None)
 
     def _read_batched(
         self, func_name: str, qe: Any, succeeded: bool, got: ExecutionRead

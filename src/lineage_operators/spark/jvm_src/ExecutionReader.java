@@ -6,7 +6,9 @@
 // handles, as before), applied here in the order PlanReader.read applied them one call each:
 // 33-48 round trips per execution became one. A write's compact plan JSON (column lineage) comes
 // in the same reply, and a long reply goes through the capture's file: per write, one round trip
-// and a file write and read less. Python's reading stays the fallback.
+// and a file write and read less. Python's reading stays the fallback. Ended executions reach the
+// reader through a queue of its own (Pending, a listener on Spark's bus): no py4j callback, no
+// handle per execution; the capture's reader thread takes and reads the next one in one call.
 // Janino compiles a subset of Java: no generics, lambdas or enhanced for loops here.
 package lineage_operators;
 
@@ -16,6 +18,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.spark.sql.catalyst.plans.QueryPlan;
 import org.apache.spark.sql.catalyst.trees.TreeNode;
@@ -180,6 +185,106 @@ public class ExecutionReader {
             return out.toString();
         }
         return path != null && written(out, path) ? (Object) FILE : (Object) out;
+    }
+
+    /** A queue of this session's ended executions, to add to Spark's listener bus. */
+    public Pending pending(Object session) {
+        return new Pending(session);
+    }
+
+    /**
+     * The next execution of {@code pending}, read: "" when none ended within {@code waitMs}, "."
+     * once the queue is closed, else its number, name, "1" or "0" (succeeded), the microseconds
+     * the read took, each followed by PART, then the reply of {@link #read}. While Python handles
+     * the reply, {@code pending.current()} is the execution (a read that needs the object itself).
+     */
+    public Object next(Pending pending, long waitMs, int maxLeafColumns, String path)
+            throws InterruptedException {
+        pending.current = null;
+        Object[] item = (Object[]) pending.queue.poll(waitMs, TimeUnit.MILLISECONDS);
+        if (item == null) {
+            return "";
+        }
+        if (item.length == 0) {
+            pending.queue.add(item);  // closed: every later call ends too
+            return ".";
+        }
+        QueryExecution qe = (QueryExecution) item[2];
+        boolean succeeded = ((Boolean) item[3]).booleanValue();
+        pending.current = qe;
+        long started = System.nanoTime();
+        Object reply;
+        try {
+            reply = read(qe, succeeded, maxLeafColumns, path);
+        } catch (Throwable e) {
+            reply = "";  // Python reads this one step by step
+        }
+        String head = item[0] + PART + item[1] + PART + (succeeded ? "1" : "0") + PART
+            + (System.nanoTime() - started) / 1000 + PART;
+        if (reply instanceof StringBuilder) {
+            return ((StringBuilder) reply).insert(0, head);
+        }
+        return head + reply;
+    }
+
+    /**
+     * What Spark's ExecutionListenerBus does for a QueryExecutionListener (same events, same
+     * filter: named executions of this session), without its thread: each end event's execution
+     * is queued for the capture's reader. Never throws into the bus.
+     */
+    public static class Pending extends org.apache.spark.scheduler.SparkListener {
+        private static final Object[] END = new Object[0];
+        final LinkedBlockingQueue queue = new LinkedBlockingQueue();
+        volatile QueryExecution current;
+        private final Object session;
+        private final AtomicLong added = new AtomicLong();
+        private volatile boolean closed;
+
+        public Pending(Object session) {
+            this.session = session;
+        }
+
+        public void onOtherEvent(org.apache.spark.scheduler.SparkListenerEvent event) {
+            if (closed || !(event instanceof org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd)) {
+                return;
+            }
+            org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd end =
+                (org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd) event;
+            try {
+                QueryExecution qe = end.qe();
+                if (qe == null || qe.sparkSession() != session || end.executionName().isEmpty()) {
+                    return;
+                }
+                Boolean succeeded = Boolean.valueOf(!end.executionFailure().isDefined());
+                queue.add(new Object[] {
+                    Long.valueOf(added.incrementAndGet()), end.executionName().get(), qe, succeeded});
+            } catch (Throwable ignored) {
+                // an execution that cannot be queued is not reported; the bus goes on
+            }
+        }
+
+        /** How many executions were queued so far (the reader's numbers run up to it). */
+        public long added() {
+            return added.get();
+        }
+
+        /** The execution being read, or null. */
+        public QueryExecution current() {
+            return current;
+        }
+
+        /** No more executions; {@code drop}: forget the queued ones too. The reader then ends. */
+        public void close(boolean drop) {
+            closed = true;
+            if (drop) {
+                queue.clear();
+            }
+            queue.add(END);
+        }
+
+        public String toString() {
+            return "lineage_operators.PendingExecutions";
+        }
     }
 
     /** The written query's compact JSON, or null (no writer, too many leaf columns, no query). */
