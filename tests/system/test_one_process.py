@@ -87,11 +87,11 @@ def test_mixed_tasks_in_dag_test_keep_their_own_lineage(run_dag, base_dir: Path,
     monkeypatch.setenv("LINEAGE_TEST_INJECT_FAULTS", "1")
     monkeypatch.setenv("LINEAGE_TEST_HANG_S", "90")
     rebuild_extractors()
-    module_dag = load_dag_file(DAG_FILE)
+    dag_module = load_dag_file(DAG_FILE, "__dict__")  # one module: its faults, its release
     try:
-        result = run_dag(module_dag, logical_date=LOGICAL_DATE)
+        result = run_dag(dag_module["dag"], logical_date=LOGICAL_DATE)
     finally:
-        load_dag_file(DAG_FILE, "remove_faults")()
+        dag_module["remove_faults"]()
         rebuild_extractors()
     validate_events(result)
     assert result.task_states == dict.fromkeys(TASKS, "success"), result.task_states

@@ -78,10 +78,12 @@ class FakeTools:
         return text
 
 
+def _request(with_file: bool) -> tuple[int, str | None]:
+    return 7, "/tmp/plan" if with_file else None
+
+
 def _queue(read: Any, pending: FakePending, batch: FakeBatch | None = None, **kwargs: Any) -> ExecutionQueue:
-    return ExecutionQueue(
-        FakeTools(), batch or FakeBatch(), pending, read=read, request=lambda: (7, "/tmp/plan"), **kwargs
-    )
+    return ExecutionQueue(FakeTools(), batch or FakeBatch(), pending, read=read, request=_request, **kwargs)
 
 
 def test_executions_are_read_in_queue_order_with_the_reply_the_jvm_read():
@@ -95,7 +97,9 @@ def test_executions_are_read_in_queue_order_with_the_reply_the_jvm_read():
     pending.add("b", succeeded=False)
     assert reader.wait_idle(5)
     assert seen == [("a", True, QueuedReply("reply:a", 1.5)), ("b", False, QueuedReply("reply:b", 1.5))]
-    assert set(batch.requests) == {(7, "/tmp/plan")}  # what column lineage may render, every call
+    # what column lineage may render, every call; the plan file from the first execution on
+    assert batch.requests[0] == (7, None)
+    assert set(batch.requests[1:]) == {(7, "/tmp/plan")}
     reader.close()
     assert exited.wait(5)  # the reader ends once the queue is closed, and runs on_exit
     assert pending.closed_with == [False]

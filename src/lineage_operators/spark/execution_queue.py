@@ -81,7 +81,7 @@ class HeldExecution:
 class ExecutionQueue:
     """The JVM queue of one capture's session and the thread reading it; see the module docstring.
 
-    ``request()`` says what the read may render for column lineage (``PlanJsonReader.batch_request``);
+    ``request(with_file)`` says what the read may render for column lineage (``PlanReader.batch_request``);
     ``on_start``/``on_exit`` run on the reader thread before its first read and after its last.
     """
 
@@ -92,7 +92,7 @@ class ExecutionQueue:
         pending: Any,
         *,
         read: Read,
-        request: Callable[[], tuple[int, str | None]],
+        request: Callable[[bool], tuple[int, str | None]],
         on_start: Callable[[], None] | None = None,
         on_exit: Callable[[], None] | None = None,
         name: str = "lineage-reader",
@@ -196,7 +196,9 @@ class ExecutionQueue:
     def _read_next(self) -> bool:
         """Read one execution (or wait for one); False once the queue is closed or the JVM gone."""
         try:
-            limit, path = self._request()
+            # no plan file before the first execution: a reader that waits for it, or hangs on it
+            # until the process ends, leaves none behind (a long first reply is read in chunks)
+            limit, path = self._request(self._done > 0)
             text = self._tools.read(self._batch.next(self._pending, WAIT_MS, limit, path))
         except Exception as exc:
             with self._cond:

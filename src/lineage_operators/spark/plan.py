@@ -147,10 +147,10 @@ class PlanReader(CommandOutputs):
         limit, path = self._columns.batch_request()
         return batch.read(qe, bool(succeeded), limit, path)
 
-    def batch_request(self) -> tuple[int, str | None]:
+    def batch_request(self, with_file: bool = True) -> tuple[int, str | None]:
         """What a one-call read made elsewhere (``ExecutionReader.next``) may render for this
-        reader's column lineage: no plan (0) without it."""
-        return self._columns.batch_request() if self._columns is not None else (0, None)
+        reader's column lineage: no plan (0) without it; no file for long replies unless ``with_file``."""
+        return self._columns.batch_request(with_file) if self._columns is not None else (0, None)
 
     def _read_batched(
         self, func_name: str, qe: Any, succeeded: bool, got: ExecutionRead

@@ -170,11 +170,11 @@ class PlanJsonReader:
         self._use_file = True
         self._lock = threading.Lock()
 
-    def batch_request(self) -> tuple[int, str | None]:
+    def batch_request(self, with_file: bool = True) -> tuple[int, str | None]:
         """What the one-call read (:mod:`.plan_batch`) may do for a write's column lineage: render
         its plan when it reads at most this many leaf columns, and put a reply too long for one
-        py4j segment in this file (None: no file)."""
-        return min(self._max_leaf_columns, 2**31 - 1), self._file() if self._use_file else None
+        py4j segment in this file (None: no file; none is made unless ``with_file``)."""
+        return min(self._max_leaf_columns, 2**31 - 1), self._file() if self._use_file and with_file else None
 
     def read_reply_file(self) -> str:
         """The one-call read's reply it put in :meth:`batch_request`'s file."""
@@ -278,6 +278,7 @@ class PlanJsonReader:
             if self._path is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(self._path)
+                _OPEN_FILES.discard(self._path)
                 self._path = None
                 self._to_json_fn = None
 
@@ -341,6 +342,7 @@ class PlanJsonReader:
         if self._path is None:
             fd, self._path = tempfile.mkstemp(prefix="lineage-plan-", suffix=".json")
             os.close(fd)
+            _remove_at_exit(self._path)
         return self._path
 
     def _read_file(self) -> str:
@@ -365,6 +367,26 @@ class PlanJsonReader:
             log_once("tojson", logging.WARNING, "lineage capture: a plan could not be serialized to JSON")
             return None
         return self._read_file()
+
+
+#: Plan files not closed yet: a reader hung at the process's exit never reaches its close.
+_OPEN_FILES: set[str] = set()
+
+
+def _remove_at_exit(path: str) -> None:
+    if not _OPEN_FILES:
+        import atexit
+
+        atexit.unregister(_remove_open_files)  # registered once however often the set empties
+        atexit.register(_remove_open_files)
+    _OPEN_FILES.add(path)
+
+
+def _remove_open_files() -> None:
+    for path in list(_OPEN_FILES):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    _OPEN_FILES.clear()
 
 
 __all__ = ["PlanJsonReader", "expr_ids_field", "log_once", "parse_expr_ids"]
