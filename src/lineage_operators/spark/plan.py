@@ -142,9 +142,7 @@ class PlanReader(CommandOutputs):
         return self._read_steps(func_name, qe, succeeded)
 
     def _batch_read(self, batch: Any, qe: Any, succeeded: bool) -> Any:
-        if self._columns is None:
-            return batch.read(qe, bool(succeeded))
-        limit, path = self._columns.batch_request()
+        limit, path = self.batch_request()  # (0, None) without column lineage: read(qe, succeeded)
         return batch.read(qe, bool(succeeded), limit, path)
 
     def batch_request(self, with_file: bool = True) -> tuple[int, str | None]:
