@@ -1,6 +1,8 @@
 """A user's pytest session that imports Airflow and runs a Spark job ends without py4j's
 ``--- Logging error --- ValueError: I/O operation on closed file``: the plugin closes py4j's
-connections before pytest closes the capture file that Airflow's root log handler writes to."""
+connections before pytest closes the capture file that Airflow's root log handler writes to, and
+no connection opens after that close (py4j's finalizer worker would open one for JVM objects
+released just before it; the session's conftest makes that happen every time)."""
 
 from __future__ import annotations
 
@@ -36,11 +38,44 @@ def test_job(spark, tmp_path):
     assert spark.read.parquet(str(tmp_path / "out")).count() == 3
 """
 
+# Two things that happen on a loaded machine, made certain: JVM objects become garbage right before
+# the plugin's close (in a reference cycle, as py4j's collection proxies are, so the close's own
+# collection frees them), and the exit takes long enough for py4j's finalizer worker, which wakes
+# once a second, to run after the close.
+USER_CONFTEST = """
+import time
+
+import pytest
+
+
+class ReleaseJavaObjectsLate:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_unconfigure(self, config):
+        from pyspark import SparkContext
+
+        for _ in range(3):
+            proxy = SparkContext._jvm.java.util.ArrayList()
+            proxy.cycle = proxy
+        del proxy
+
+
+class SlowExit:
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config):
+        time.sleep(1.5)
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(ReleaseJavaObjectsLate(), "release-java-objects-late")
+    config.pluginmanager.register(SlowExit(), "slow-exit")
+"""
+
 
 def test_pytest_session_with_airflow_and_spark_ends_without_logging_errors(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     (project / "test_user_job.py").write_text(USER_TEST)
+    (project / "conftest.py").write_text(USER_CONFTEST)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AIRFLOW", "PYTEST", "PYSPARK"))}
     env["AIRFLOW_HOME"] = str(tmp_path / "airflow")
     result = run_to_end(
