@@ -17,7 +17,7 @@ import contextlib
 import logging
 import threading
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 __all__ = [
     "PY4J_LOGGERS",
@@ -25,6 +25,7 @@ __all__ = [
     "current_task",
     "get_logger",
     "py4j_quiet_here",
+    "quiet_here",
     "quiet_py4j",
     "restore_levels",
     "task_scope",
@@ -51,31 +52,41 @@ def restore_levels(saved: Mapping[str, int]) -> None:
         logging.getLogger(name).setLevel(level)
 
 
-_quiet_threads: set[int] = set()
+#: Threads inside :func:`quiet_here`, with how many of its blocks each is in.
+_quiet_depth: dict[int, int] = {}
+_quiet_lock = threading.Lock()
 
 
 class _QuietThreads(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        return record.thread not in _quiet_threads
+        return record.thread not in _quiet_depth
 
 
 _QUIET_THREADS_FILTER = _QuietThreads()
 
 
 @contextlib.contextmanager
-def py4j_quiet_here() -> Iterator[None]:
-    """:data:`PY4J_LOGGERS` drop this thread's records meanwhile; other threads log as before
-    (unlike :func:`quiet_py4j`, which sets levels process-wide)."""
-    for name in PY4J_LOGGERS:
-        logger = logging.getLogger(name)
+def quiet_here(loggers: Iterable[logging.Logger]) -> Iterator[None]:
+    """These loggers drop this thread's records meanwhile; other threads log as before (unlike
+    :func:`quiet_py4j`, which sets levels process-wide)."""
+    for logger in loggers:
         if _QUIET_THREADS_FILTER not in logger.filters:
             logger.addFilter(_QUIET_THREADS_FILTER)
     ident = threading.get_ident()
-    _quiet_threads.add(ident)
+    with _quiet_lock:
+        _quiet_depth[ident] = _quiet_depth.get(ident, 0) + 1
     try:
         yield
     finally:
-        _quiet_threads.discard(ident)
+        with _quiet_lock:
+            depth = _quiet_depth.pop(ident) - 1
+            if depth:
+                _quiet_depth[ident] = depth
+
+
+def py4j_quiet_here() -> contextlib.AbstractContextManager[None]:
+    """:func:`quiet_here` for :data:`PY4J_LOGGERS`."""
+    return quiet_here(logging.getLogger(name) for name in PY4J_LOGGERS)
 
 
 _LABEL = "\x00task\x00"

@@ -217,3 +217,49 @@ def test_the_mixins_recorder_captures_a_connect_session(
     assert names(recorder.outputs) == {local(out)}
     assert recorder.outputs[0].facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
     assert recorder.run_facets["spark_processingEngine"].version == connect_spark.version
+
+
+def test_a_lookup_that_fails_as_expected_logs_nothing(
+    connect_spark: Any, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """``DROP TABLE IF EXISTS`` of a table that is not there: the capture's ``DESCRIBE`` fails,
+    and pyspark would log that failure with the server's stack trace at ERROR (its own handler,
+    on stderr) into a task that succeeds."""
+
+    result = captured(connect_spark, lambda: connect_spark.sql("DROP TABLE IF EXISTS never_created_here"))
+    assert result.complete
+    printed = "".join(capfd.readouterr())
+    assert "never_created_here" not in printed
+    assert "TABLE_OR_VIEW_NOT_FOUND" not in printed
+
+
+def test_a_stopped_sessions_second_close_leaves_the_process_alone(
+    connect_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyspark 4.0/4.1: closing any Connect client shuts down the release pool all clients share,
+    and a stopped session's ``__del__`` closes its client again, whenever and on whichever thread
+    the garbage collector runs it. A session the operator stopped must not do that to the next
+    task's session (in one process, ``dag.test()``)."""
+    from pyspark.sql.connect.client.reattach import ExecutePlanResponseReattachableIterator as Releases
+    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+
+    from lineage_operators.spark.session import stop_owned_session
+
+    stopped = RemoteSparkSession.builder.remote(connect_server.url).create()
+    assert stopped.range(2).count() == 2
+    stop_owned_session(stopped)
+    following = RemoteSparkSession.builder.remote(connect_server.url).create()
+    try:
+        assert following.range(3).count() == 3
+        shut_down: list[str] = []
+        for name in ("shutdown", "shutdown_threadpool_if_idle"):
+            if name in vars(Releases):
+                monkeypatch.setattr(
+                    Releases, name, classmethod(lambda cls, _name=name: shut_down.append(_name))
+                )
+        stopped.__del__()  # what the garbage collector runs
+        assert shut_down == []
+        monkeypatch.undo()
+        assert following.range(4).count() == 4
+    finally:
+        following.stop()

@@ -46,3 +46,18 @@ def test_lines_name_the_task_once(log, caplog):
 def test_filter_is_attached_once():
     assert get_logger("lineage_operators.x").filters == get_logger("lineage_operators.x").filters
     assert len(get_logger("lineage_operators.x").filters) == 1
+
+
+def test_quiet_here_blocks_nest_per_thread(caplog: pytest.LogCaptureFixture) -> None:
+    """A quiet block inside another (a Connect lookup on the reader's thread) does not end the
+    outer one when it ends."""
+    from lineage_operators._logging import quiet_here
+
+    caplog.set_level(logging.INFO)
+    logger = logging.getLogger("lineage_operators.tests.quiet")
+    with quiet_here([logger]):
+        with quiet_here([logger]):
+            logger.info("inner")
+        logger.info("outer")
+    logger.info("after")
+    assert [r.getMessage() for r in caplog.records if r.name == logger.name] == ["after"]

@@ -391,7 +391,9 @@ def _without_secrets(error: BaseException) -> SparkJobError:
 
 
 def _stop_quietly(spark: SparkSession) -> None:
+    from lineage_operators.spark.session import stop_owned_session
+
     try:
-        spark.stop()
+        stop_owned_session(spark)
     except Exception as error:
         _log().warning("Stopping the Spark session failed: %s", error)

@@ -214,3 +214,22 @@ def _set_runtime_conf(spark: SparkSession, key: str, value: str) -> None:
         spark.conf.set(key, value)
     except Exception as error:
         log.info("Spark conf %s cannot be changed on the already running session: %s", key, error)
+
+
+def stop_owned_session(spark: SparkSession) -> None:
+    """Stop a session the operator opened; a Connect client stays closed after that.
+
+    pyspark 4.0/4.1's Connect ``SparkSession.__del__`` closes its client a second time, and
+    closing any client shuts down the pool of release calls that every client of the process
+    shares (fixed in pyspark 4.2, SPARK-55406). In one process (``dag.test()``), the stopped
+    session of one task, collected during the next, would shut down the pool under the next
+    task's session: its actions then fail with "cannot schedule new futures after shutdown".
+    """
+    spark.stop()
+    client = getattr(spark, "_client", None)
+    if client is not None and getattr(client, "is_closed", False) is True:
+        client.close = _already_closed  # an instance attribute: only this stopped client
+
+
+def _already_closed() -> None:
+    """The close of a Connect client that was closed already."""

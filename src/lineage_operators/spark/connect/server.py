@@ -16,9 +16,12 @@ Except that DROP read, they run after the task's actions, and none changes anyth
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from lineage_operators._logging import quiet_here
 
 T = TypeVar("T")
 
@@ -61,6 +64,22 @@ def table_info_from_rows(name: str, rows: list[tuple[str, str]]) -> TableInfo:
     )
 
 
+_QUERY_CONTEXT_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+
+
+def _query_context_loggers() -> list[logging.Logger]:
+    """pyspark logs each error that carries a query context at ERROR, with the server's stack
+    trace, through handlers of its own: a lookup's expected failure (``DESCRIBE`` of a table a
+    ``DROP ... IF EXISTS`` will not find) would print one into a successful task's log."""
+    try:
+        from pyspark.logger import PySparkLogger  # pyspark 4; through it, never a plain Logger
+    except ImportError:
+        return []
+    return [
+        PySparkLogger.getLogger(name) for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+    ]
+
+
 class ServerLookups:
     """Cached server lookups for one task's Connect session."""
 
@@ -72,7 +91,7 @@ class ServerLookups:
 
     @contextlib.contextmanager
     def _quiet(self) -> Iterator[None]:
-        with self._paused():
+        with self._paused(), quiet_here(_query_context_loggers()):
             yield
 
     def _cached(self, key: Any, fetch: Callable[[], T]) -> T:
