@@ -236,10 +236,10 @@ def test_a_lookup_that_fails_as_expected_logs_nothing(
 def test_a_stopped_sessions_second_close_leaves_the_process_alone(
     connect_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """pyspark 4.0/4.1: closing any Connect client shuts down the release pool all clients share,
-    and a stopped session's ``__del__`` closes its client again, whenever and on whichever thread
-    the garbage collector runs it. A session the operator stopped must not do that to the next
-    task's session (in one process, ``dag.test()``)."""
+    """Before SPARK-55406 (4.0.0 has the bug), closing any Connect client shuts down the release
+    pool all clients share, and a stopped session's ``__del__`` closes its client again, whenever
+    and on whichever thread the garbage collector runs it. A session the operator stopped must not
+    do that to the next task's session (in one process, ``dag.test()``)."""
     from pyspark.sql.connect.client.reattach import ExecutePlanResponseReattachableIterator as Releases
     from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
 

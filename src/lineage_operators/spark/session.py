@@ -219,11 +219,11 @@ def _set_runtime_conf(spark: SparkSession, key: str, value: str) -> None:
 def stop_owned_session(spark: SparkSession) -> None:
     """Stop a session the operator opened; a Connect client stays closed after that.
 
-    pyspark 4.0/4.1's Connect ``SparkSession.__del__`` closes its client a second time, and
-    closing any client shuts down the pool of release calls that every client of the process
-    shares (fixed in pyspark 4.2, SPARK-55406). In one process (``dag.test()``), the stopped
-    session of one task, collected during the next, would shut down the pool under the next
-    task's session: its actions then fail with "cannot schedule new futures after shutdown".
+    A Connect ``SparkSession.__del__`` closes its client a second time, and before SPARK-55406
+    (4.0.0 has the bug, 4.3.0 the fix) closing any client shuts down the pool of release calls
+    that every client of the process shares. In one process (``dag.test()``), the stopped session
+    of one task, collected during the next, would shut down the pool under the next task's
+    session: its actions then fail with "cannot schedule new futures after shutdown".
     """
     spark.stop()
     client = getattr(spark, "_client", None)

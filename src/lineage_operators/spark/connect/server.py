@@ -75,9 +75,7 @@ def _query_context_loggers() -> list[logging.Logger]:
         from pyspark.logger import PySparkLogger  # pyspark 4; through it, never a plain Logger
     except ImportError:
         return []
-    return [
-        PySparkLogger.getLogger(name) for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
-    ]
+    return [PySparkLogger.getLogger(name) for name in _QUERY_CONTEXT_LOGGERS]
 
 
 class ServerLookups:
