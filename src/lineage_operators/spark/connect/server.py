@@ -16,6 +16,7 @@ Except that DROP read, they run after the task's actions, and none changes anyth
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -67,15 +68,16 @@ def table_info_from_rows(name: str, rows: list[tuple[str, str]]) -> TableInfo:
 _QUERY_CONTEXT_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
 
 
-def _query_context_loggers() -> list[logging.Logger]:
+@functools.cache  # pyspark's getLogger swaps the process's logger class: once, not per lookup
+def _query_context_loggers() -> tuple[logging.Logger, ...]:
     """pyspark logs each error that carries a query context at ERROR, with the server's stack
     trace, through handlers of its own: a lookup's expected failure (``DESCRIBE`` of a table a
     ``DROP ... IF EXISTS`` will not find) would print one into a successful task's log."""
     try:
         from pyspark.logger import PySparkLogger  # pyspark 4; through it, never a plain Logger
     except ImportError:
-        return []
-    return [PySparkLogger.getLogger(name) for name in _QUERY_CONTEXT_LOGGERS]
+        return ()
+    return tuple(PySparkLogger.getLogger(name) for name in _QUERY_CONTEXT_LOGGERS)
 
 
 class ServerLookups:
