@@ -16,7 +16,7 @@ from spark_helpers import captured, get, lifecycle, local, names, run_captured
 
 from lineage_operators.spark import execution_queue, rdd
 from lineage_operators.spark.execution_queue import ExecutionQueue, HeldExecution
-from lineage_operators.spark.listener import QueryListener
+from lineage_operators.spark.listener import QueryListener, drain
 
 
 def _calls(monkeypatch: Any, cls: type, name: str) -> list[bool]:
@@ -153,3 +153,31 @@ def test_the_wait_in_the_jvm_is_bounded(spark: Any, monkeypatch: Any) -> None:
     result = captured(spark, lambda: threading.Event().wait(0.5))
     assert result.executions == 0
     assert len(calls) >= 3  # it came back empty-handed and asked again
+
+
+def test_a_task_that_stopped_its_own_session_still_gets_its_last_executions(
+    spark: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """After the task's own ``spark.stop()`` there is no bus left to drain, but the reader may still
+    be reading the last executions: stop() waits for them instead of abandoning the reader."""
+    from lineage_operators.spark import capture
+    from lineage_operators.spark.plan import PlanReader
+
+    read = PlanReader.read
+
+    def slow(*args: Any) -> Any:
+        threading.Event().wait(0.5)
+        return read(*args)
+
+    monkeypatch.setattr(PlanReader, "read", slow)
+    out = tmp_path / "out"
+
+    def body() -> None:
+        spark.range(2).write.parquet(str(out))
+        # as after spark.stop(): every event delivered (the execution is queued), no bus left
+        assert drain(spark.sparkContext._jsc, 10.0)
+        monkeypatch.setattr(capture, "_context_stopped", lambda session: True)
+
+    result = captured(spark, body)
+    assert names(result.outputs) == {local(out)}
+    assert result.complete

@@ -207,8 +207,9 @@ class SparkLineageCapture:
         complete = True
         try:
             # A task may stop its own session first: SparkContext.stop() has then already
-            # delivered every queued event, and there is no bus left to drain.
-            complete = True if _context_stopped(self._spark) else self._drain()
+            # delivered every queued event, and there is no bus left to drain; the reader may
+            # still be reading the last executions.
+            complete = self._wait_for_reader() if _context_stopped(self._spark) else self._drain()
         except Exception as exc:
             complete = False
             log.warning("lineage capture: draining the listener bus failed: %s", describe(exc))
@@ -228,15 +229,23 @@ class SparkLineageCapture:
 
         deadline = time.monotonic() + self._drain_timeout
         ok = drain(self._spark.sparkContext._jsc, self._drain_timeout)
-        if ok and self._handover is not None:
-            ok = self._handover.wait_idle(deadline - time.monotonic())
-        if not ok:
-            log.warning(
-                "lineage capture gave up after %.1fs (capture_timeout): Spark's listener bus or the "
-                "plan reader was still busy; lineage has what was captured so far",
-                self._drain_timeout,
-            )
-        return ok
+        return self._wait_for_reader(deadline) if ok else self._gave_up()
+
+    def _wait_for_reader(self, deadline: float | None = None) -> bool:
+        """Every execution queued so far read, by ``deadline`` (default: ``capture_timeout`` from now)."""
+        if self._handover is None:
+            return True
+        if deadline is None:
+            deadline = time.monotonic() + self._drain_timeout
+        return self._handover.wait_idle(deadline - time.monotonic()) or self._gave_up()
+
+    def _gave_up(self) -> bool:
+        log.warning(
+            "lineage capture gave up after %.1fs (capture_timeout): Spark's listener bus or the "
+            "plan reader was still busy; lineage has what was captured so far",
+            self._drain_timeout,
+        )
+        return False
 
     def _teardown(self) -> None:
         from lineage_operators.spark import callback_server
