@@ -2,9 +2,12 @@
 
 pyspark's package has no ``start-master.sh``; the daemons are started the way those scripts do,
 ``java -cp "<pyspark>/jars/*" org.apache.spark.deploy.master.Master`` (and ``worker.Worker``), bound
-to 127.0.0.1 on free ports, with ``SPARK_HOME`` = the pyspark package (the worker builds its
-executors' class path from ``$SPARK_HOME/jars``). The worker has 1 core and 1 GiB. ``stop()``
-terminates both processes; everything they write stays in a temporary directory.
+to 127.0.0.1, with ``SPARK_HOME`` = the pyspark package (the worker builds its executors' class path
+from ``$SPARK_HOME/jars``). Every port is 0 and the master's real ports are read from its log: a port
+picked beforehand can be taken by another process before the JVM binds it (Spark then silently moves
+to the next port, and the test talked to someone else's web page). The master's REST server, which
+always wants port 6066, is off. The worker has 1 core and 1 GiB. ``stop()`` terminates both
+processes; everything they write stays in a temporary directory.
 
 Use from a conftest or test module::
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,7 +29,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.ports import free_port as _free_port
 
 HOST = "127.0.0.1"
 
@@ -39,8 +42,8 @@ class StandaloneCluster:
         self.spark_home = Path(pyspark.__file__).parent
         self.start_timeout = start_timeout
         self.work = Path(tempfile.mkdtemp(prefix="lineage-standalone-"))
-        self.port, self.ui_port = _free_port(), _free_port()
-        self.master_url = f"spark://{HOST}:{self.port}"
+        self.master_url = ""
+        self.ui_port = 0
         self._processes: list[subprocess.Popen[bytes]] = []
 
     def _java(self) -> str:
@@ -54,7 +57,7 @@ class StandaloneCluster:
             return ".".join(jar.stem.removeprefix("scala-library-").split(".")[:2])
         return "2.13"
 
-    def _launch(self, name: str, main_class: str, *args: str) -> None:
+    def _launch(self, name: str, main_class: str, *args: str, java_options: tuple[str, ...] = ()) -> None:
         env = {
             **os.environ,
             "SPARK_HOME": str(self.spark_home),
@@ -65,7 +68,7 @@ class StandaloneCluster:
             "SPARK_SCALA_VERSION": self._scala_version(),
         }
         log = (self.work / f"{name}.log").open("wb")
-        command = [self._java(), "-Xmx256m", "-cp", f"{self.spark_home / 'jars'}/*", main_class, *args]
+        command = [self._java(), "-Xmx256m", *java_options, "-cp", f"{self.spark_home / 'jars'}/*", main_class, *args]
         self._processes.append(
             subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=self.work)
         )
@@ -74,32 +77,49 @@ class StandaloneCluster:
         self._launch(
             "master",
             "org.apache.spark.deploy.master.Master",
-            *("--host", HOST, "--port", str(self.port), "--webui-port", str(self.ui_port)),
+            *("--host", HOST, "--port", "0", "--webui-port", "0"),
+            java_options=("-Dspark.master.rest.enabled=false",),
         )
+        deadline = time.monotonic() + self.start_timeout
+        self.master_url = self._wait_for_log("master", r"Starting Spark master at (spark://\S+)", deadline)
+        self.ui_port = int(self._wait_for_log("master", r"started service 'MasterUI' on port (\d+)", deadline))
         (self.work / "worker").mkdir()
         self._launch(
             "worker",
             "org.apache.spark.deploy.worker.Worker",
-            *("--host", HOST, "--port", str(_free_port()), "--webui-port", str(_free_port())),
+            *("--host", HOST, "--port", "0", "--webui-port", "0"),
             *("--cores", "1", "--memory", "1g", "--work-dir", str(self.work / "worker")),
             self.master_url,
         )
-        self._wait_for_worker()
+        self._wait_for_worker(deadline)
         return self
 
-    def _wait_for_worker(self) -> None:
-        deadline = time.monotonic() + self.start_timeout
+    def _check_alive(self) -> None:
+        for process in self._processes:
+            if process.poll() is not None:
+                raise RuntimeError(f"standalone daemon exited early: {self.logs()}")
+
+    def _wait_for_log(self, name: str, pattern: str, deadline: float) -> str:
+        """The first group of ``pattern`` once the daemon's log has it."""
+        log = self.work / f"{name}.log"
+        while time.monotonic() < deadline:
+            self._check_alive()
+            found = re.search(pattern, log.read_text(errors="replace"))
+            if found:
+                return found.group(1)
+            time.sleep(0.2)
+        raise RuntimeError(f"{name} did not log {pattern!r} within {self.start_timeout:.0f}s: {self.logs()}")
+
+    def _wait_for_worker(self, deadline: float) -> None:
         url = f"http://{HOST}:{self.ui_port}/json/"
         while time.monotonic() < deadline:
-            for process in self._processes:
-                if process.poll() is not None:
-                    raise RuntimeError(f"standalone daemon exited early: {self.logs()}")
+            self._check_alive()
             try:
                 with urllib.request.urlopen(url, timeout=2) as reply:
                     state = json.load(reply)
                 if int(state.get("aliveworkers", 0)) >= 1:
                     return
-            except OSError:
+            except (OSError, ValueError):
                 pass
             time.sleep(0.5)
         raise RuntimeError(f"no worker registered within {self.start_timeout:.0f}s: {self.logs()}")
