@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -181,3 +182,36 @@ def test_a_task_that_stopped_its_own_session_still_gets_its_last_executions(
     result = captured(spark, body)
     assert names(result.outputs) == {local(out)}
     assert result.complete
+
+
+def test_an_ended_execution_is_read_once_settled_or_when_a_drain_asks(
+    spark: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Where a line settles reads, the reader takes an ended execution ``SETTLE_MS`` after it ended,
+    not at the moment the task's thread gets its action's result (both threads would then want the
+    GIL); stop()'s drain has what is queued read at once. (The JVM side is the same on every line.)"""
+    monkeypatch.setattr(execution_queue, "settle_ms", lambda line: 4000)
+    read_at: list[float] = []
+    dispatch = ExecutionQueue._dispatch
+
+    def stamped(queue: Any, text: str) -> None:
+        read_at.append(time.monotonic())
+        dispatch(queue, text)
+
+    monkeypatch.setattr(ExecutionQueue, "_dispatch", stamped)
+    out = tmp_path / "out"
+    seen: dict[str, Any] = {}
+
+    def body() -> None:
+        spark.range(2).write.parquet(str(out))
+        assert drain(spark.sparkContext._jsc, 10.0)  # the execution is queued in the JVM
+        threading.Event().wait(1.0)
+        seen["read while settling"] = len(read_at)
+        seen["body ended"] = time.monotonic()
+
+    result = captured(spark, body)
+    assert seen["read while settling"] == 0
+    assert names(result.outputs) == {local(out)}
+    assert result.complete
+    assert len(read_at) == 1
+    assert read_at[0] - seen["body ended"] < 3.0  # the drain's, not the end of the 4 s settling

@@ -68,7 +68,8 @@ class StandaloneCluster:
             "SPARK_SCALA_VERSION": self._scala_version(),
         }
         log = (self.work / f"{name}.log").open("wb")
-        command = [self._java(), "-Xmx256m", *java_options, "-cp", f"{self.spark_home / 'jars'}/*", main_class, *args]
+        classpath = f"{self.spark_home / 'jars'}/*"
+        command = [self._java(), "-Xmx256m", *java_options, "-cp", classpath, main_class, *args]
         self._processes.append(
             subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=self.work)
         )
@@ -82,7 +83,8 @@ class StandaloneCluster:
         )
         deadline = time.monotonic() + self.start_timeout
         self.master_url = self._wait_for_log("master", r"Starting Spark master at (spark://\S+)", deadline)
-        self.ui_port = int(self._wait_for_log("master", r"started service 'MasterUI' on port (\d+)", deadline))
+        ui_port = self._wait_for_log("master", r"started service 'MasterUI' on port (\d+)", deadline)
+        self.ui_port = int(ui_port)
         (self.work / "worker").mkdir()
         self._launch(
             "worker",

@@ -32,7 +32,7 @@ class FakePending:
         self.count += 1
         self.queue.put((self.count, name, qe, succeeded))
 
-    def added(self) -> int:
+    def hurry(self) -> int:
         return self.count
 
     def current(self) -> Any:
@@ -184,7 +184,7 @@ def test_a_failing_jvm_call_ends_the_reader_with_one_warning_and_wait_idle_gives
 
 def test_a_queue_whose_count_cannot_be_read_is_not_idle():
     class Gone(FakePending):
-        def added(self) -> int:
+        def hurry(self) -> int:
             raise ConnectionError("the gateway is gone")
 
     reader = _queue(lambda *_: None, Gone())

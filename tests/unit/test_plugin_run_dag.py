@@ -94,6 +94,25 @@ def test_run_dag_outside_pytest_creates_and_removes_its_own_home(tmp_path: Path)
     assert list(scratch.iterdir()) == []
 
 
+def test_hook_lineage_is_read_even_where_plugins_loaded_before_openlineage_was_configured(
+    run_dag: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A suite that loaded Airflow's plugins before any run configured OpenLineage (the provider's
+    plugin then registers no hook-lineage reader, and Airflow's collector drops every asset): the run
+    still reports the hook lineage, on the task that collected it only."""
+    from airflow.sdk import plugins_manager
+
+    monkeypatch.setattr(plugins_manager, "get_hook_lineage_readers_plugins", lambda: [])
+    result = run_dag(_load_dag("hook_lineage_dag"))
+
+    assert result.succeeded, result.failures
+    producer = result["harness.hooks.producer.event.complete"][-1]
+    consumer = result["harness.hooks.consumer.event.complete"][-1]
+    assert [(d["namespace"], d["name"]) for d in producer["inputs"]] == [("file", "/hook/in.csv")]
+    assert consumer["inputs"] == []
+    assert plugins_manager.get_hook_lineage_readers_plugins() == []  # the suite's state, as it was
+
+
 def test_plain_function_with_a_whole_dags_folder(airflow_db: str, tmp_path: Path) -> None:
     result = plain_run_dag(_load_dag("hook_lineage_dag"), dags_folder=DAGS, events_path=tmp_path / "ev.jsonl")
 

@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from lineage_operators.spark import execution_queue
+from lineage_operators.spark.execution_queue import SETTLE_MS
 from lineage_operators.spark.spark_line import Collections, SparkLine
 
 _212 = ("scala.collection.TraversableOnce", "scala.collection.TraversableLike")
@@ -13,17 +15,18 @@ _213 = ("scala.collection.IterableOnceOps", "scala.collection.IterableOps")
 
 
 @pytest.mark.parametrize(
-    ("versions", "classes", "query_id"),
+    ("versions", "classes", "query_id", "settle"),
     [
-        (("3.5.9", "2.12.18"), _212, False),
-        (("4.0.5", "2.13.16"), _213, False),
-        (("4.1.1", "2.13.17"), _213, False),
-        (("4.2.0", "2.13.17"), _213, True),
-        (("4.3.0-preview1", "2.13.18"), _213, True),
+        (("3.5.9", "2.12.18"), _212, False, 0),
+        (("4.0.5", "2.13.16"), _213, False, SETTLE_MS),
+        (("4.1.1", "2.13.17"), _213, False, SETTLE_MS),
+        (("4.2.0", "2.13.17"), _213, True, SETTLE_MS),
+        (("4.3.0-preview1", "2.13.18"), _213, True, SETTLE_MS),
     ],
 )
-def test_line_table(versions: tuple[str, str], classes: tuple[str, str], query_id: bool) -> None:
+def test_line_table(versions: tuple[str, str], classes: tuple[str, str], query_id: bool, settle: int) -> None:
     line = SparkLine(*versions)
+    assert execution_queue.settle_ms(line) == settle  # measured per line (RESULTS.md)
     scala_212 = classes == _212
     assert (line.collection_class("once"), line.collection_class("iterable")) == classes
     assert line.has_query_id is query_id

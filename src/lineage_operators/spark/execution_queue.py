@@ -7,6 +7,9 @@ py4j's callback server. Here ``ExecutionReader.Pending`` (``jvm_src/ExecutionRea
 listener on Spark's bus, queues this session's ended executions in the JVM, and the reader thread
 asks ``ExecutionReader.next`` for the next one already read: one round trip per execution, no
 Python callback, no handle unless a read needs the ``QueryExecution`` itself (:class:`HeldExecution`).
+On the lines that settle reads (:attr:`.spark_line.SparkLine.settles_reads`) an execution is read
+:data:`SETTLE_MS` after it ended, so the reader does not take the GIL just when the task's thread
+gets its action's result; a drain (:meth:`ExecutionQueue.wait_idle`) reads what is queued at once.
 :class:`ExecutionQueue` has :class:`.listener.HandOver`'s life cycle (``wait_idle``, ``close``,
 ``abandon``), so the capture treats both alike; the py4j way stays where the class cannot be compiled.
 """
@@ -29,6 +32,19 @@ log = get_logger(__name__)
 
 #: How long one ``next`` call waits in the JVM for an execution to end; closing ends it at once.
 WAIT_MS = 2000
+#: How long an ended execution waits in the JVM before it is read, unless a drain asks for it:
+#: read at once, its reply reached Python together with the reply of the task thread's action,
+#: and the task's thread waited for the GIL (up to 5 ms per action; ~0.15 s of a 9 s task of 30
+#: writes on 4.3, measured per py4j call). 50 ms later the task's thread is mostly inside its next
+#: Spark call (see ``Pending`` in ``jvm_src/ExecutionReader.java``).
+SETTLE_MS = 50
+
+
+def settle_ms(line: Any) -> int:
+    """How long an ended execution waits before it is read on ``line`` (0: at once)."""
+    return SETTLE_MS if line.settles_reads else 0
+
+
 #: The replies of ``next`` that carry no execution.
 _NOTHING, _CLOSED = "", "."
 _HEAD_PARTS = 4
@@ -120,7 +136,7 @@ class ExecutionQueue:
         """Queue ``jss``'s ended executions from now on (a listener on Spark's bus) and read them."""
         from lineage_operators.spark.listener import add_to_bus
 
-        pending = batch.pending(jss)
+        pending = batch.pending(jss, settle_ms(tools.line))
         sc = jss.sparkContext()
         add_to_bus(sc, pending)
         return cls(tools, batch, pending, sc=sc, **kwargs)
@@ -137,7 +153,7 @@ class ExecutionQueue:
         """Wait until every execution queued so far was read; False when ``timeout_s`` ran out.
         Call it after the listener bus was drained: the JVM has then queued every ended execution."""
         try:
-            target = int(self._pending.added())
+            target = int(self._pending.hurry())  # what is queued is read now, without settling
         except Exception as exc:
             log.debug("lineage capture: cannot count the queued executions: %s", describe(exc))
             return False

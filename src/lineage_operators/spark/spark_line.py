@@ -18,6 +18,13 @@ What differs, and why it matters:
 * ``QueryExecution.queryId`` / ``SQLExecutionUIData.queryId`` (Spark 4.2+): before 4.2 an
   execution is joined to Spark's SQL status store by the ``QueryExecution`` id instead, which
   the execution-id recorder (``jvm_src/ExecutionIds.java``) maps to the SQL execution id.
+* When the capture reads an ended execution (:attr:`SparkLine.settles_reads`): measured, not
+  derived (``benchmarks/RESULTS.md``). On 4.3, reading an execution 50 ms after it ended took the
+  library's cost of a 9 s task from 1.6% to 0.7% (32 and 48 paired rounds): the reader no longer
+  wants the GIL the moment the task's action returns. On 3.5 the same delay cost more than it
+  saved (2.2% against 1.1%, 128 and 80 paired rounds): there a shorter GIL switch interval did not
+  remove the extra time, so the race is not what costs, and a later read overlaps the next
+  action's work on the executors' cores. 4.0 and 4.1 follow 4.3 (not measured apart).
 """
 
 from __future__ import annotations
@@ -69,6 +76,11 @@ class SparkLine:
     def has_query_id(self) -> bool:
         """``QueryExecution.queryId`` and ``SQLExecutionUIData.queryId`` exist (Spark 4.2+)."""
         return self.spark >= (4, 2)
+
+    @property
+    def settles_reads(self) -> bool:
+        """The capture reads an ended execution a little later rather than at once (see above)."""
+        return self.spark >= (4, 0)
 
     @property
     def has_product_element_names(self) -> bool:

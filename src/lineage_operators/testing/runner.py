@@ -13,9 +13,7 @@ Process-wide state that leaks between runs in one process, and how it is reset:
   they saw (``_get_process_adapter`` is cached per worker), so the pool is shut down after
   each run, which also waits for the queued DAG events to be written;
 - the listener's own adapter caches its ``OpenLineageClient``: dropped;
-- the hook-lineage collector (``airflow.sdk.lineage.get_hook_lineage_collector``, cached)
-  accumulates assets for the life of the process, while in production every task runs in a
-  fresh process: cleared before every run and before every task of a run.
+- the hook-lineage collector: see :mod:`lineage_operators.testing.hook_lineage_state`.
 """
 
 from __future__ import annotations
@@ -37,6 +35,7 @@ from unittest import mock
 from lineage_operators.testing.airflow_home import IsolatedAirflow
 from lineage_operators.testing.event_store import requested_dag_ids
 from lineage_operators.testing.events import Events, load_events
+from lineage_operators.testing.hook_lineage_state import reading_hook_lineage, reset_hook_lineage_collector
 from lineage_operators.testing.task_output import TaskOutput, describe_failures, task_label
 
 __all__ = [
@@ -84,17 +83,6 @@ def flush_openlineage(timeout: float = 60.0) -> bool:
         executor.shutdown(wait=False, cancel_futures=True)
         return False
     return True
-
-
-def reset_hook_lineage_collector() -> None:
-    """Forget hook-level lineage collected so far, as a new task process would start with none."""
-    sdk_lineage = sys.modules.get("airflow.sdk.lineage")
-    getter = getattr(sdk_lineage, "get_hook_lineage_collector", None)
-    if getter is not None and hasattr(getter, "cache_clear"):
-        getter.cache_clear()
-    legacy = sys.modules.get("airflow.lineage.hook")  # Airflow < 3.2 kept a module global
-    if legacy is not None and "_hook_lineage_collector" in vars(legacy):
-        legacy._hook_lineage_collector = None  # type: ignore[attr-defined]
 
 
 def reset_openlineage_state() -> None:
@@ -404,7 +392,7 @@ def _run_dag_in(
             )
         _ensure_listener_registered()
         try:
-            with _dags_folder(folder), _dag_test_patches(emit_dag_start, output):
+            with _dags_folder(folder), reading_hook_lineage(), _dag_test_patches(emit_dag_start, output):
                 try:
                     kwargs: dict[str, Any] = {"run_conf": run_conf}
                     if logical_date is not None:

@@ -188,8 +188,8 @@ public class ExecutionReader {
     }
 
     /** A queue of this session's ended executions, to add to Spark's listener bus. */
-    public Pending pending(Object session) {
-        return new Pending(session);
+    public Pending pending(Object session, long settleMs) {
+        return new Pending(session, settleMs);
     }
 
     /**
@@ -209,6 +209,7 @@ public class ExecutionReader {
             pending.queue.add(item);  // closed: every later call ends too
             return ".";
         }
+        pending.settle(item);
         QueryExecution qe = (QueryExecution) item[2];
         boolean succeeded = ((Boolean) item[3]).booleanValue();
         pending.current = qe;
@@ -234,14 +235,25 @@ public class ExecutionReader {
      */
     public static class Pending extends org.apache.spark.scheduler.SparkListener {
         private static final Object[] END = new Object[0];
+        /**
+         * How long an ended execution waits before it is read. The task's thread gets the reply of
+         * its action the moment the execution ends: read then, the reader's reply would reach
+         * Python at the same moment and the two threads would queue for the GIL (up to its 5 ms
+         * switch interval per action). A little later the task's thread is inside its next Spark
+         * call, with the GIL free. A drain ({@link #hurry}) and {@link #close} end the wait.
+         */
+        private final long settleNanos;
         final LinkedBlockingQueue queue = new LinkedBlockingQueue();
         volatile QueryExecution current;
         private final Object session;
         private final AtomicLong added = new AtomicLong();
         private volatile boolean closed;
+        /** Executions numbered up to this one are read without settling (a drain asked for them). */
+        private volatile long hurried;
 
-        public Pending(Object session) {
+        public Pending(Object session, long settleMs) {
             this.session = session;
+            this.settleNanos = settleMs * 1000000L;
         }
 
         public void onOtherEvent(org.apache.spark.scheduler.SparkListenerEvent event) {
@@ -256,16 +268,35 @@ public class ExecutionReader {
                     return;
                 }
                 Boolean succeeded = Boolean.valueOf(!end.executionFailure().isDefined());
-                queue.add(new Object[] {
-                    Long.valueOf(added.incrementAndGet()), end.executionName().get(), qe, succeeded});
+                queue.add(new Object[] {Long.valueOf(added.incrementAndGet()), end.executionName().get(), qe,
+                    succeeded, Long.valueOf(System.nanoTime())});
             } catch (Throwable ignored) {
                 // an execution that cannot be queued is not reported; the bus goes on
             }
         }
 
-        /** How many executions were queued so far (the reader's numbers run up to it). */
-        public long added() {
-            return added.get();
+        /** A drain: the executions queued so far are read without settling; returns their count. */
+        public long hurry() {
+            synchronized (this) {
+                hurried = added.get();
+                notifyAll();
+                return hurried;
+            }
+        }
+
+        /** Waits until {@code item} ended {@link #settleNanos} ago, unless hurried or closed. */
+        void settle(Object[] item) throws InterruptedException {
+            long number = ((Long) item[0]).longValue();
+            long due = ((Long) item[4]).longValue() + settleNanos;
+            synchronized (this) {
+                while (!closed && number > hurried) {
+                    long left = due - System.nanoTime();
+                    if (left <= 0) {
+                        return;
+                    }
+                    wait(left / 1000000L + 1);
+                }
+            }
         }
 
         /** The execution being read, or null. */
@@ -280,6 +311,9 @@ public class ExecutionReader {
                 queue.clear();
             }
             queue.add(END);
+            synchronized (this) {
+                notifyAll();  // a read settling goes on at once
+            }
         }
 
         public String toString() {
