@@ -87,12 +87,13 @@ test-lowest: $(LOWEST_VENV)/.installed services
 # CONNECT_LINES: 4.0's and 4.1's jars ship the Connect server the tests start (spark-connect_2.13), 3.5's have
 # none, so Connect is 4.x only and the 3.5 environment has no Connect client. Every line runs LINE_TESTS: the
 # Spark tests of the JVM-facing capture code (plan reading, commands, catalog tables, JDBC and RDD jobs,
-# statistics, attribution, threads, the compiled Java classes, column lineage of writes), the example DAGs'
-# golden files and mixed tasks in one process (tests/system/test_one_process.py). The Connect lines run them
-# with the Connect tests among them (CONNECT_LINE_TESTS; Spark tests before system tests, as the shared
-# session must be the process's first): the client internals the interceptor uses, the classic/Connect parity
-# of datasets and of DataFrame column lineage (the Relation protobufs the client sends), and the operator and
-# an unmodified task on a Connect server: about a minute more per line, all of them kept. The newest line
+# statistics, attribution, threads, the compiled Java classes, the execution queue and its per-line settling,
+# column lineage of writes), the example DAGs' golden files and mixed tasks in one process
+# (tests/system/test_one_process.py). The Connect lines run them with the Connect tests among them
+# (CONNECT_LINE_TESTS; Spark tests before system tests, as the shared session must be the process's
+# first): the client internals the interceptor uses, the classic/Connect parity of datasets and of
+# DataFrame column lineage (the Relation protobufs the client sends), and the operator and an unmodified task
+# on a Connect server: about a minute more per line, all of them kept. The newest line
 # runs them in `make test`; 4.0.0 in `make test-lowest` (below). `make test-spark-3.5` runs one line.
 # Per-line expectations are explicit in tests/support/spark_lines.py.
 SPARK_LINES := 3.5 4.0 4.1
@@ -101,7 +102,7 @@ LINE_SPARK_TESTS ?= tests/spark/test_capture_files.py tests/spark/test_capture_l
 	tests/spark/test_capture_tables.py tests/spark/test_column_lineage_writes.py \
 	tests/spark/test_jdbc_statistics.py tests/spark/test_rdd_reader.py tests/spark/test_capture_threads.py \
 	tests/spark/test_column_lineage_compact_plans.py tests/spark/test_attribution_records.py \
-	tests/spark/test_plan_batch_parity.py
+	tests/spark/test_plan_batch_parity.py tests/spark/test_execution_queue.py
 LINE_SYSTEM_TESTS ?= tests/system/test_example_dags.py tests/system/test_one_process.py
 LINE_TESTS ?= $(LINE_SPARK_TESTS) $(LINE_SYSTEM_TESTS)
 CONNECT_SPARK_TESTS ?= tests/spark/test_connect_capture.py tests/spark/test_connect_parity.py \
