@@ -241,6 +241,7 @@ public class ExecutionReader {
          * Python at the same moment and the two threads would queue for the GIL (up to its 5 ms
          * switch interval per action). A little later the task's thread is inside its next Spark
          * call, with the GIL free. A drain ({@link #hurry}) and {@link #close} end the wait.
+         * Zero where reading at once costs less (the per-line choice is in spark_line.py).
          */
         private final long settleNanos;
         final LinkedBlockingQueue queue = new LinkedBlockingQueue();
@@ -286,6 +287,9 @@ public class ExecutionReader {
 
         /** Waits until {@code item} ended {@link #settleNanos} ago, unless hurried or closed. */
         void settle(Object[] item) throws InterruptedException {
+            if (settleNanos == 0L) {
+                return;
+            }
             long number = ((Long) item[0]).longValue();
             long due = ((Long) item[4]).longValue() + settleNanos;
             synchronized (this) {
