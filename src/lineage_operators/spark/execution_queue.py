@@ -27,6 +27,7 @@ from lineage_operators._logging import get_logger, py4j_quiet_here
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.handles import release
 from lineage_operators.spark.plan_batch import PART
+from lineage_operators.spark.spark_line import SparkLine
 
 log = get_logger(__name__)
 
@@ -40,7 +41,7 @@ WAIT_MS = 2000
 SETTLE_MS = 50
 
 
-def settle_ms(line: Any) -> int:
+def settle_ms(line: SparkLine) -> int:
     """How long an ended execution waits before it is read on ``line`` (0: at once)."""
     return SETTLE_MS if line.settles_reads else 0
 

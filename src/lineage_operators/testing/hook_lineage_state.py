@@ -21,8 +21,6 @@ from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
-_PROVIDER_PLUGIN = "airflow.providers.openlineage.plugins.openlineage"
-
 
 def reset_hook_lineage_collector() -> None:
     """Forget hook-level lineage collected so far, as a new task process would start with none."""
@@ -54,8 +52,9 @@ def reading_hook_lineage() -> Iterator[None]:
 
     reset_hook_lineage_collector()
     try:
-        getter = "get_hook_lineage_readers_plugins"
-        with mock.patch.object(plugins_manager, getter, with_the_providers_reader):
+        with mock.patch.object(
+            plugins_manager, "get_hook_lineage_readers_plugins", with_the_providers_reader
+        ):
             yield
     finally:
         reset_hook_lineage_collector()
