@@ -1,0 +1,139 @@
+"""Test-only JVM artifacts, pinned and verified, fetched with ``mvn`` into a cache outside the repository.
+
+Each artifact of :data:`PINNED` is resolved by Maven's own client (``dependency:copy``: Maven checks the
+registry's checksum as it downloads), then its SHA-256 is compared with the pinned one, so a cache that
+was tampered with, or a registry answer that changed, fails loudly instead of testing something else.
+The cache is ``$LINEAGE_JAR_CACHE`` or ``~/.cache/lineage-operators/maven``; a second call finds the
+verified jar there and returns at once (no ``mvn`` run). Nothing here is ever a dependency of the package.
+
+``python -m tests.support.maven_jars NAME...`` fetches the named artifacts and prints their paths,
+comma-joined (a ``spark.jars`` value); ``--list`` prints what is pinned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One jar: Maven coordinates and the SHA-256 its bytes must have."""
+
+    group: str
+    artifact: str
+    version: str
+    sha256: str
+
+    @property
+    def coordinates(self) -> str:
+        return f"{self.group}:{self.artifact}:{self.version}"
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.artifact}-{self.version}.jar"
+
+
+#: The OpenLineage Spark integration (the peer): one shaded jar per Scala line. 1.53.0 is the newest
+#: release the registry serves; it runs on Spark 3.5 (Scala 2.12) and 4.0-4.3 (Scala 2.13).
+OPENLINEAGE_SPARK_VERSION = "1.53.0"
+PINNED: dict[str, Artifact] = {
+    "openlineage-spark-2.12": Artifact(
+        "io.openlineage",
+        "openlineage-spark_2.12",
+        OPENLINEAGE_SPARK_VERSION,
+        "9fe28ee2e5b2cb535cd51b6572394bddeb684bf0c58650a698cf7724ce62d94d",
+    ),
+    "openlineage-spark-2.13": Artifact(
+        "io.openlineage",
+        "openlineage-spark_2.13",
+        OPENLINEAGE_SPARK_VERSION,
+        "5d84b0ae7e72909b5aae7ed87df878bf06b28d9ac3005765c3529d0a66dbae6f",
+    ),
+}
+
+
+class JarUnavailable(RuntimeError):
+    """A pinned jar could not be fetched or did not verify: the message says which and why."""
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("LINEAGE_JAR_CACHE") or Path.home() / ".cache" / "lineage-operators" / "maven")
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def openlineage_spark_jar_name(spark_version: str) -> str:
+    """The pinned peer jar for a Spark version: Scala 2.12 before Spark 4, 2.13 from 4."""
+    return "openlineage-spark-2.12" if int(spark_version.split(".")[0]) < 4 else "openlineage-spark-2.13"
+
+
+def fetch(name: str) -> Path:
+    """The verified jar of ``PINNED[name]``, fetched into the cache when it is not there yet."""
+    artifact = PINNED[name]
+    target = cache_dir() / artifact.group / artifact.file_name
+    if target.is_file() and sha256_of(target) == artifact.sha256:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".fetch-") as staging:
+        _mvn_copy(artifact, Path(staging))
+        fetched = Path(staging) / artifact.file_name
+        actual = sha256_of(fetched)
+        if actual != artifact.sha256:
+            raise JarUnavailable(
+                f"{artifact.coordinates}: SHA-256 {actual} is not the pinned {artifact.sha256} "
+                "(tests/support/maven_jars.py); refusing to use it"
+            )
+        os.replace(fetched, target)
+    return target
+
+
+def _mvn_copy(artifact: Artifact, directory: Path) -> None:
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise JarUnavailable(f"{artifact.coordinates}: `mvn` is not installed (README: Install, Java 17 and Maven)")
+    command = [
+        mvn,
+        "--batch-mode",
+        "--quiet",
+        "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy",
+        f"-Dartifact={artifact.coordinates}",
+        f"-DoutputDirectory={directory}",
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=directory)
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+        raise JarUnavailable(f"{artifact.coordinates}: mvn could not fetch it:\n{tail}")
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["--list"]:
+        for name, artifact in PINNED.items():
+            print(f"{name}\t{artifact.coordinates}\t{artifact.sha256}")
+        return 0
+    unknown = [name for name in argv if name not in PINNED]
+    if not argv or unknown:
+        print(f"usage: python -m tests.support.maven_jars NAME... | --list (names: {', '.join(PINNED)})", file=sys.stderr)
+        return 2
+    try:
+        print(",".join(str(fetch(name)) for name in argv))
+    except JarUnavailable as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
