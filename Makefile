@@ -22,7 +22,7 @@ pyspark_wheels = bash scripts/pyspark_wheels.sh $(PY) $(1)
 LOWEST_PYSPARK := 4.0.0
 LOWEST_SPARK_PYSPARK := 3.5.0
 
-.PHONY: setup demo test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg lint bench services spark-only-env spark-provider-env clean
+.PHONY: setup demo test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-peer peer lint bench services spark-only-env spark-provider-env clean
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -149,6 +149,27 @@ test-iceberg: .venv-spark-3.5/.installed services
 	$(PY) -m tests.support.iceberg_jars
 	$(SPEC_ENV) .venv-spark-3.5/bin/python -m pytest -p no:cacheprovider --durations=5 tests/iceberg
 
+# openlineage-spark (the peer) beside our capture on the corpus of tests/peer, in a pytest process of its own per
+# Spark line (the jar's listener is set when the JVM starts). The jar is fetched with mvn, pinned and verified, into
+# ~/.cache/lineage-operators/maven (tests/support/maven_jars.py). `make test` runs it on 3.5 and the newest line
+# (PEER_TEST_LINES); `make peer` runs every line the jar supports and writes the report (PEER_REPORT_DIR).
+PEER_LINES := 3.5 4.0 4.1 newest
+PEER_TEST_LINES := 3.5 newest
+PEER_REPORT_DIR ?= .build/peer
+peer_python = $(if $(filter newest,$(1)),$(PY),.venv-spark-$(1)/bin/python)
+peer_venv = $(if $(filter newest,$(1)),$(VENV)/.installed,.venv-spark-$(1)/.installed)
+
+test-peer-%: setup services
+	@$(MAKE) --no-print-directory $(call peer_venv,$*)
+	$(SPEC_ENV) $(call peer_python,$*) -m pytest -p no:cacheprovider --durations=3 tests/peer $(PEER_ARGS)
+
+test-peer: $(addprefix test-peer-,$(PEER_TEST_LINES))
+
+peer: setup services
+	@for line in $(PEER_LINES); do \
+		$(MAKE) --no-print-directory test-peer-$$line PEER_ARGS="--peer-report=$(CURDIR)/$(PEER_REPORT_DIR)" || status=1; \
+	done; ls $(PEER_REPORT_DIR)/peer-*.md; exit $${status:-0}
+
 services:
 	@bash scripts/ensure_test_services.sh
 
@@ -157,7 +178,8 @@ demo: setup
 
 test: setup spark-only-env spark-provider-env services
 	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
-	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest
+	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --ignore=tests/peer
+	$(MAKE) test-peer
 	$(MAKE) test-lowest
 	$(MAKE) test-lowest-spark
 	$(MAKE) test-spark-lines

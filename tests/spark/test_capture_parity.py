@@ -220,6 +220,8 @@ def test_rdd_only_jobs_are_captured(spark: Any, tmp_path: Path) -> None:
     assert read_size > 0
     assert _subset(get(result.outputs, out), output=True).locations == [str(out / "20251030")]
     assert stats(get(result.outputs, pickled))[0] == 2  # records written: one pickled batch per partition
+    # files written: one per task of the writing stage, as on disk (openlineage-spark counts them too)
+    assert stats(get(result.outputs, pickled))[2] == len(list(pickled.glob("part-*"))) == 2
     assert stats(get(result.outputs, sql_out))[0] == 3
 
 

@@ -101,7 +101,10 @@ def test_the_java_reader_finds_what_the_python_walk_finds(queued: Any, tmp_path:
     assert {str(tmp_path / "in"), str(tmp_path / "other"), str(tmp_path / "parquet")} <= {
         loc.removeprefix("file:") for loc in inputs
     }
-    assert count > len(found)  # the jobs that touch no file (the count, the schema merge) are skipped
+    assert count > len(found)  # the jobs that touch no file (the count of parallelized numbers) are skipped
+    # the schema merge's footer reads name the folder of the files (as openlineage-spark names them)
+    merge = [f for f in found if not f[2] and f[1] == [(f"file:{tmp_path / 'parquet'}", None, None)]]
+    assert merge, found
 
 
 def test_without_the_java_reader_the_python_walk_reads_the_same(
@@ -111,8 +114,9 @@ def test_without_the_java_reader_the_python_walk_reads_the_same(
     with_reader = _read_queue(watcher, items)
     monkeypatch.setattr(rdd_reader, "reader", lambda tools: None)
     assert _read_queue(watcher, items) == with_reader
-    # five writes, the count over two directories, and the job pyspark's newAPIHadoopFile runs on its input
-    assert len(with_reader) == 7, "\n".join(map(str, with_reader))
+    # five writes, the count over two directories, the job pyspark's newAPIHadoopFile runs on its input and
+    # the Parquet schema merge
+    assert len(with_reader) == 8, "\n".join(map(str, with_reader))
 
 
 def test_the_reader_thread_reads_queued_jobs_between_executions(spark: Any, tmp_path: Path) -> None:

@@ -77,7 +77,8 @@ def sha256_of(path: Path) -> str:
 
 def openlineage_spark_jar_name(spark_version: str) -> str:
     """The pinned peer jar for a Spark version: Scala 2.12 before Spark 4, 2.13 from 4."""
-    return "openlineage-spark-2.12" if int(spark_version.split(".")[0]) < 4 else "openlineage-spark-2.13"
+    major = int(spark_version.split(".", maxsplit=1)[0])
+    return "openlineage-spark-2.12" if major < 4 else "openlineage-spark-2.13"
 
 
 def fetch(name: str) -> Path:
@@ -103,7 +104,9 @@ def fetch(name: str) -> Path:
 def _mvn_copy(artifact: Artifact, directory: Path) -> None:
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise JarUnavailable(f"{artifact.coordinates}: `mvn` is not installed (README: Install, Java 17 and Maven)")
+        raise JarUnavailable(
+            f"{artifact.coordinates}: `mvn` is not installed (README: Install, Java 17 and Maven)"
+        )
     command = [
         mvn,
         "--batch-mode",
@@ -125,7 +128,10 @@ def main(argv: list[str]) -> int:
         return 0
     unknown = [name for name in argv if name not in PINNED]
     if not argv or unknown:
-        print(f"usage: python -m tests.support.maven_jars NAME... | --list (names: {', '.join(PINNED)})", file=sys.stderr)
+        print(
+            f"usage: python -m tests.support.maven_jars NAME... | --list (names: {', '.join(PINNED)})",
+            file=sys.stderr,
+        )
         return 2
     try:
         print(",".join(str(fetch(name)) for name in argv))

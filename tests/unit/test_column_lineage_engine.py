@@ -146,8 +146,9 @@ ROWS = [
     row("distinct", {"a": {"t1.a": "IDENTITY"}}, {"t1.a": "GROUP_BY"}),
     # EXCEPT ALL: no DISTINCT
     row("except_all", {"a": {"t1.a": "IDENTITY"}}, {"t1.a": "JOIN", "t2.d": "JOIN"}),
-    # OL simpleQueryExplode
-    row("explode", {"a": {"t1.c": "TRANSFORMATION"}}, {}),
+    # OL simpleQueryExplode; the column's rows without elements are filtered out (the optimizer's
+    # InferFiltersFromGenerate, which openlineage-spark sees in the optimized plan)
+    row("explode", {"a": {"t1.c": "TRANSFORMATION"}}, {"t1.c": "FILTER"}),
     row(
         "explode_map",
         {
@@ -155,7 +156,7 @@ ROWS = [
             "key": {"nested.m": "TRANSFORMATION"},
             "value": {"nested.m": "TRANSFORMATION"},
         },
-        {},
+        {"nested.m": "FILTER"},
     ),
     # OL simpleQueryIndirect
     row("filter", {"a": {"t1.a": "IDENTITY"}}, {"t1.b": "FILTER"}),
@@ -356,7 +357,7 @@ ROWS = [
             "pos": {"nested.arr": "TRANSFORMATION"},
             "v": {"nested.arr": "TRANSFORMATION"},
         },
-        {},
+        {"nested.arr": "FILTER"},
     ),
     # OL simpleQueryPriorityDirect
     row(

@@ -97,6 +97,19 @@ NULL_INTOLERANT = frozenset(
 _TRANSPARENT_FOR_CHECKS = frozenset({"SubqueryAlias", "View", "ResolvedHint"})
 
 
+#: Generators of one row per element: a null or empty collection yields no row.
+_ROW_DROPPING_GENERATORS = frozenset({"Explode", "PosExplode", "Inline"})
+#: Collections built in the query itself: never null, their size known, so no filter is inferred.
+_COLLECTION_BUILDERS = frozenset({"CreateArray", "CreateMap", "CreateNamedStruct"})
+
+
+def _drops_rows(generator: Node) -> bool:
+    """Whether Spark's optimizer puts a filter under this generator (``InferFiltersFromGenerate``)."""
+    if generator.cls not in _ROW_DROPPING_GENERATORS or not generator.children:
+        return False
+    return generator.children[0].cls not in _COLLECTION_BUILDERS
+
+
 class PlanWalk:
     """State of one :func:`lineage_of_plan` call."""
 
@@ -370,7 +383,13 @@ class PlanWalk:
         dropped = node.fields.get("unrequiredChildIndex")
         if isinstance(dropped, list) and dropped:
             child = [attr for index, attr in enumerate(child) if index not in dropped]
-        lineage = self.exprs.lineage(expr_field(node, "generator"))
+        generator = expr_field(node, "generator")
+        lineage = self.exprs.lineage(generator)
+        if generator is not None and _drops_rows(generator) and node.fields.get("outer") is not True:
+            # Spark's optimizer filters out the rows whose collection is null or empty
+            # (InferFiltersFromGenerate): the collection's columns decide which rows go on, as
+            # openlineage-spark reports from the optimized plan
+            self.exprs.collect(generator, FILTER, sink)
         generated = self._attrs_field(node, "generatorOutput")
         for ident, _ in generated:
             self.attrs[ident] = lineage

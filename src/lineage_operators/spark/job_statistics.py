@@ -53,6 +53,8 @@ class JobTotals:
     bytes_read: int
     records_written: int
     bytes_written: int
+    #: tasks of the stages that wrote: one file each for an RDD's Hadoop write (empty ones too)
+    files_written: int = 0
 
 
 def execution_fields(t: JvmTools) -> list[Any]:
@@ -157,12 +159,15 @@ def job_totals(sc: Any, job_id: int) -> JobTotals | None:
         job = store.job(job_id)
         succeeded = str(job.status().toString()) == "SUCCEEDED"
         totals = [0, 0, 0, 0]
+        files = 0
         iterator = job.stageIds().iterator()
         while iterator.hasNext():
             stage = store.lastStageAttempt(int(iterator.next()))
             values = (stage.inputRecords(), stage.inputBytes(), stage.outputRecords(), stage.outputBytes())
             totals = [a + int(b) for a, b in zip(totals, values, strict=True)]
-        return JobTotals(succeeded, totals[0], totals[1], totals[2], totals[3])
+            if int(values[2]) or int(values[3]):
+                files += int(stage.numCompleteTasks())
+        return JobTotals(succeeded, totals[0], totals[1], totals[2], totals[3], files)
     except Exception as exc:
         log.debug("lineage capture: no statistics for job %d: %s", job_id, describe(exc))
         return None

@@ -18,6 +18,7 @@ from lineage_operators.spark.plan_classes import (
     _SESSION_CATALOG,
     CATALOG_PLUGIN,
     CREATE_DS,
+    CREATE_LIKE,
     CREATE_TABLE,
     CTAS_DS,
     CTAS_HIVE,
@@ -143,6 +144,7 @@ def _cmd_fields(t: JvmTools) -> list[tuple[str, Callable[[], list[Any]]]]:
             ],
         ),
         (TRUNCATE, lambda: tid((TRUNCATE, "tableName"))),
+        (CREATE_LIKE, lambda: tid((CREATE_LIKE, "targetTable"))),
         (RENAME, lambda: [*tid((RENAME, "oldName")), *tid((RENAME, "newName")), t.step(RENAME, "isView")]),
         (
             DROP_V1,
@@ -327,6 +329,8 @@ class CommandOutputs(InputReading, CatalogOutputs):
             return self._catalog_output(TableRef(f(0), f(1) or ""), "OVERWRITE" if _bool(f(4)) else None)
         if cls == TRUNCATE:
             return self._catalog_output(TableRef(f(0), f(1) or ""), "TRUNCATE", with_schema=False)
+        if cls == CREATE_LIKE:  # the new table, as the catalog holds it once the command ran
+            return self._catalog_output(TableRef(f(0), f(1) or ""), "CREATE")
         if cls == RENAME:
             if _bool(f(4)):
                 return []  # a view

@@ -280,6 +280,7 @@ class RddJobWatcher:
         totals = job_totals(self._sc, files.job_id)
         if outputs and totals is not None:
             outputs[0].rows, outputs[0].size = totals.records_written, totals.bytes_written
+            outputs[0].files = totals.files_written or None
             if len(inputs) == 1:  # as openlineage-spark: input statistics of single-input jobs
                 inputs[0].rows, inputs[0].size = totals.records_read, totals.bytes_read
         succeeded = totals is None or totals.succeeded

@@ -23,6 +23,12 @@ _DEPENDENCY = "org.apache.spark.Dependency"
 _HADOOP_RDD = "org.apache.spark.rdd.HadoopRDD"
 _NEW_HADOOP_RDD = "org.apache.spark.rdd.NewHadoopRDD"
 _FILE_SCAN_RDD = "org.apache.spark.sql.execution.datasources.FileScanRDD"
+_PARALLEL_COLLECTION_RDD = "org.apache.spark.rdd.ParallelCollectionRDD"
+#: What the walk answers for a parallelized collection: its elements are read from Python, by
+#: reflection (:func:`_file_parents`), as the compiled reader does in the JVM.
+_PARALLELIZED = "\u0000parallelized"
+#: Elements of a parallelized collection looked at, at most (a schema merge lists its files).
+MAX_FILES = 1000
 _FILE_PARTITION = "org.apache.spark.sql.execution.datasources.FilePartition"
 _PARTITIONED_FILE = "org.apache.spark.sql.execution.datasources.PartitionedFile"
 _LOGICAL_RDD = "org.apache.spark.sql.execution.LogicalRDD"
@@ -68,7 +74,9 @@ def _build_source_fn(t: JvmTools) -> Any:
             t.when(
                 _NEW_HADOOP_RDD,
                 t.text(t.chain((_NEW_HADOOP_RDD, "getConf"), get_dir)),
-                t.when(_FILE_SCAN_RDD, scan_dirs),
+                t.when(
+                    _FILE_SCAN_RDD, scan_dirs, t.when(_PARALLEL_COLLECTION_RDD, t.constant(_PARALLELIZED))
+                ),
             ),
         )
     )
@@ -107,11 +115,39 @@ def source_items(t: JvmTools, rdds: Any) -> list[str]:
         text = t.read(t.joined(t.coll.map(level, source), SEP))
         if not text:
             break
-        for field in text.split(SEP):
-            if field and field != NONE:
+        for index, field in enumerate(text.split(SEP)):
+            if field == _PARALLELIZED:
+                items.extend(p for p in _file_parents(level.apply(index)) if p not in items)
+            elif field and field != NONE:
                 items.extend(split_list(field))
         level = t.coll.flat_map(level, parents).distinct()
     return items
+
+
+def _file_parents(rdd: Any) -> list[str]:
+    """The folders of the files a Parquet or ORC schema merge reads footers of: Spark parallelizes
+    (path, length) pairs for it. Any other collection (PySpark's pickled batches) stops at its first
+    element. A few py4j calls per element: this is the fallback of the compiled reader."""
+    try:
+        field = rdd.getClass().getDeclaredField("data")
+        field.setAccessible(True)
+        elements = field.get(rdd).iterator()
+    except Exception as exc:
+        log.debug("lineage capture: cannot read a parallelized collection: %s", describe(exc))
+        return []
+    parents: list[str] = []
+    for _ in range(MAX_FILES):
+        if not elements.hasNext():
+            break
+        element = elements.next()  # py4j hands byte arrays over as bytes: not a pair
+        is_pair = hasattr(element, "getClass") and element.getClass().getName() == "scala.Tuple2"
+        file = element._1() if is_pair else None
+        if not isinstance(file, str) or file.rfind("/") <= 0:
+            break
+        parent = file[: file.rfind("/")]
+        if parent not in parents:
+            parents.append(parent)
+    return parents
 
 
 def locations_of(items: list[str] | tuple[str, ...]) -> list[str]:

@@ -1,6 +1,6 @@
 // Compiled at run time by Janino, once per JVM, by lineage_operators.spark.rdd_reader. Reads the
-// files of the RDD-only jobs a capture queued, all jobs in one call: most such jobs (Parquet schema
-// merges, listings) touch no file, and walking each one's RDD lineage from Python cost a dozen py4j
+// files of the RDD-only jobs a capture queued, all jobs in one call: most such jobs (listings, counts
+// of parallelized data) touch no file, and walking each one's RDD lineage from Python cost a dozen py4j
 // round trips per job on the task's thread. Same rules as the Python walk in
 // lineage_operators.spark.rdd_sources (and rdd._output_dir), which stays the fallback.
 // Janino compiles a subset of Java: no generics, lambdas or enhanced for loops here.
@@ -15,6 +15,7 @@ import java.util.List;
 import org.apache.spark.Dependency;
 import org.apache.spark.rdd.HadoopRDD;
 import org.apache.spark.rdd.NewHadoopRDD;
+import org.apache.spark.rdd.ParallelCollectionRDD;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.scheduler.ActiveJob;
 import org.apache.spark.scheduler.ResultStage;
@@ -36,6 +37,8 @@ public class RddJobReader {
     private static final String FIELD = "\u001d";
     private static final String ITEM = "\u001e";
     private static final String RECORD = "\u001c";
+    /** Elements of a parallelized collection looked at, at most (a schema merge lists its files). */
+    private static final int MAX_FILES = 1000;
 
     /**
      * Takes every entry of the watcher's {@code queue} (each a list of the job-start event and the
@@ -134,6 +137,41 @@ public class RddJobReader {
         }
         if (dirs != null && dirs.length() > 0) {
             found.add(dirs);
+        }
+        if (rdd instanceof ParallelCollectionRDD) {
+            fileParents((ParallelCollectionRDD) rdd, found);
+        }
+    }
+
+    /**
+     * The folders of the files a Parquet or ORC schema merge reads footers of: Spark parallelizes
+     * (path, length) pairs for it. Any other collection (PySpark's pickled batches) stops at its
+     * first element.
+     */
+    private void fileParents(ParallelCollectionRDD rdd, LinkedHashSet found) {
+        Object data;
+        try {
+            Field field = ParallelCollectionRDD.class.getDeclaredField("data");
+            field.setAccessible(true);
+            data = field.get(rdd);
+        } catch (Exception e) {
+            return;
+        }
+        if (!(data instanceof scala.collection.Seq)) {
+            return;
+        }
+        scala.collection.Iterator items = ((scala.collection.Seq) data).iterator();
+        for (int n = 0; n < MAX_FILES && items.hasNext(); n++) {
+            Object item = items.next();
+            if (!(item instanceof scala.Tuple2) || !(((scala.Tuple2) item)._1() instanceof String)) {
+                return;
+            }
+            String file = (String) ((scala.Tuple2) item)._1();
+            int slash = file.lastIndexOf('/');
+            if (slash <= 0) {
+                return;
+            }
+            found.add(file.substring(0, slash));
         }
     }
 
