@@ -74,6 +74,7 @@ class AssertLineageOperator(BaseOperator):
         ``EventStoreTransport`` in the OpenLineage transport.
     :param backend: a Marquez API URL (templated) to read the run's events from instead of the
         event store: what the backend stored is checked, with no store transport configured.
+        Empty (a template that rendered to nothing) reads the event store.
         Events are read from the DAG run's start less ``backend_skew`` seconds (clocks of hosts).
 
     Keys that can only exist after this task (its own COMPLETE, the DAG run's COMPLETE) are not
@@ -142,15 +143,16 @@ class AssertLineageOperator(BaseOperator):
         if mismatches:
             raise AssertionError(expected.report(mismatches, actual_empty=not checked))
         self.log.info(
-            "OpenLineage events of run %s match %s (%d event keys checked)",
+            "OpenLineage events of run %s (read from %s) match %s (%d event keys checked)",
             dag_run.run_id,
+            self.backend or "the event store",
             expected.path,
             len(expected.expectations),
         )
 
     def _reader(self, dag_run: Any) -> Callable[[], Events]:
         """Reads the run's events so far: from the backend when one is named, else the event store."""
-        if self.backend is None:
+        if not self.backend:
             store = EventStore(self.directory or _configured_directory())
             return lambda: store.events(dag_run.dag_id, dag_run.run_id)
         start = getattr(dag_run, "start_date", None) or getattr(dag_run, "queued_at", None)
