@@ -6,8 +6,9 @@ Marquez's own resource and DAO classes: run events only, ``after`` (inclusive) a
 (exclusive) on the event time, ``sortDirection`` asc/desc (desc by default), ``limit`` (100 by
 default) and ``offset``, answered as ``{"events": [...], "totalCount": n}``. Faults a real server
 shows are switches: ``delay`` (seconds before each answer), ``status`` (answer every POST with it,
-e.g. 503, storing nothing), and :meth:`LineageServer.stop` / :meth:`LineageServer.start` (down,
-then up again on the same port).
+e.g. 503, storing nothing), ``stop_on`` (an ``(eventType, job name)`` after which the server stops
+itself: down mid-run), and :meth:`LineageServer.stop` / :meth:`LineageServer.start` (down, then up
+again on the same port).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class LineageServer:
     port: int = 0
     delay: float = 0.0
     status: int | None = None
+    stop_on: tuple[str, str] | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     #: POSTs answered with ``status`` (events lost at the server)
     refused: int = 0
@@ -62,7 +64,7 @@ class LineageServer:
                 self._thread.join(5)
             self._server = None
 
-    def keys(self) -> list[tuple[str, str]]:
+    def received(self) -> list[tuple[str, str]]:
         with self._lock:
             return [(str(e.get("eventType")), str(e.get("job", {}).get("name"))) for e in self.events]
 
@@ -74,6 +76,8 @@ class LineageServer:
         event = json.loads(body)
         with self._lock:
             self.events.append(event)
+        if self.stop_on == (event.get("eventType"), event.get("job", {}).get("name")):
+            threading.Thread(target=self.stop, daemon=True).start()  # after this answer
         return 201
 
     def page(self, query: dict[str, list[str]]) -> dict[str, Any]:

@@ -77,7 +77,7 @@ def test_assertion_task_checks_lineage_in_pytest_and_on_a_scheduler(
         transport = _transport(events_file, store, backend.url)
         with airflow_scheduler(Path(airflow_db), assertion_dags, services, extra_env=transport):
             run = _wait_for_run("deployed", RUN_TIMEOUT, services)
-        stored = backend.keys()
+        stored = backend.received()
 
     tasks = {t: "success" for t in ("write_orders", "summarize", "check_events", "check_backend")}
     assert run == {"state": "failed", "tasks": {**tasks, "check_changed": "failed"}}, run
