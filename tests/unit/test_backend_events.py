@@ -207,3 +207,22 @@ def test_namespace_is_the_jobs_or_its_parents():
     assert in_namespace(event, "a")
     assert in_namespace(event, "b")
     assert not in_namespace(event, "c")
+
+
+def test_the_readmes_two_marquez_commands_work_as_written(stored: dict[str, Any], capsys):
+    """The README's "Send lineage to Marquez": its transport is the provider's HTTP transport at
+    Marquez's lineage endpoint, and its summary command reads what the backend stored."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Send lineage to Marquez", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    export, command = (line.split("  #")[0].strip() for line in block.strip().splitlines())
+    transport = json.loads(export.split("=", 1)[1].strip("'"))
+    assert transport["type"] == "http"
+    assert transport["endpoint"] == "api/v1/lineage"
+    with lineage_server() as server:
+        server.events.extend(stored["first"])
+        args = command.replace(transport["url"], server.url).split()[1:]
+        namespace = stored["first"][0]["job"]["namespace"]
+        assert main([*args[:-1], namespace]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 job(s), 4 dataset(s), 3 run(s), 6 event(s) read")  # the provider's events
+    assert "wrote: postgres://db:5432/shop.public.orders" in out
