@@ -57,12 +57,14 @@ class LineageServer:
         self._thread.start()
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            if self._thread is not None:
-                self._thread.join(5)
-            self._server = None
+        """Down: the port refuses connections once this returns (a later start() is never undone)."""
+        server, thread = self._server, self._thread
+        self._server = self._thread = None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        if thread is not None:
+            thread.join(5)
 
     def received(self) -> list[tuple[str, str]]:
         with self._lock:
