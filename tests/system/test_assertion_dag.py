@@ -5,7 +5,9 @@ The same DAG and file run twice over: through the pytest harness (``run_dag``, e
 process), then on a real deployment (Airflow's scheduler, its LocalExecutor running each task in a
 process of its own, the events reaching the assertion tasks through the event store). There one
 run's ``check_events`` passes while ``check_changed``, pointed at a changed expectation, fails and
-says what differs in its log.
+says what differs in its log. The deployment also sends its events with the provider's HTTP transport
+to a lineage backend on loopback (tests/support/lineage_server.py, speaking Marquez's API), and
+``check_backend`` checks the same file against what that backend stored, read back from it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 import pytest
 from tests.support.airflow_scheduler import airflow_scheduler
+from tests.support.lineage_server import lineage_server
 from tests.system.conftest import LOGICAL_DATE, load_dag_file
 
 from lineage_operators.testing import assert_events_match_file, load_events, validate_events
@@ -25,7 +28,7 @@ from lineage_operators.testing import assert_events_match_file, load_events, val
 DAGS = Path(__file__).parent / "dags_assertion"
 EXPECTED = DAGS / "expected" / "lineage_assertion.json"
 DAG_ID = "lineage_assertion"
-TASKS = ("write_orders", "summarize", "check_events", "check_changed")
+TASKS = ("write_orders", "summarize", "check_events", "check_changed", "check_backend")
 #: Two Spark task processes (a JVM each) and two checks, one after the other, on a loaded 2-core machine.
 RUN_TIMEOUT = 420.0
 
@@ -67,13 +70,16 @@ def test_assertion_task_checks_lineage_in_pytest_and_on_a_scheduler(
     store = tmp_path / "event-store"
     events_file = tmp_path / "deployment-events.jsonl"
     changed = _changed_expectation(tmp_path)
-    _trigger("deployed", LOGICAL_DATE + timedelta(days=1), {"changed": str(changed)})
     services = tmp_path / "services"
-    transport = _transport(events_file, store)
-    with airflow_scheduler(Path(airflow_db), assertion_dags, services, extra_env=transport):
-        run = _wait_for_run("deployed", RUN_TIMEOUT, services)
+    with lineage_server() as backend:
+        conf = {"changed": str(changed), "backend": backend.url}
+        _trigger("deployed", LOGICAL_DATE + timedelta(days=1), conf)
+        transport = _transport(events_file, store, backend.url)
+        with airflow_scheduler(Path(airflow_db), assertion_dags, services, extra_env=transport):
+            run = _wait_for_run("deployed", RUN_TIMEOUT, services)
+        stored = backend.received()
 
-    tasks = {"write_orders": "success", "summarize": "success", "check_events": "success"}
+    tasks = {t: "success" for t in ("write_orders", "summarize", "check_events", "check_backend")}
     assert run == {"state": "failed", "tasks": {**tasks, "check_changed": "failed"}}, run
     logs = Path(airflow_db) / "logs"
     passed = _task_log(logs, "deployed", "check_events")
@@ -84,6 +90,8 @@ def test_assertion_task_checks_lineage_in_pytest_and_on_a_scheduler(
     assert f"{DAG_ID}.write_orders.event.complete: {where}" in failed, failed[-3000:]
     assert "expected: 4" in failed, failed[-3000:]
     assert "actual:   3" in failed, failed[-3000:]
+    from_backend = _task_log(logs, "deployed", "check_backend")
+    assert f"(read from {backend.url}) match {EXPECTED}" in from_backend, from_backend[-2000:]
 
     # each Spark task ran in a process of its own (its own Spark application); nothing stays stored
     deployed = load_events(events_file)
@@ -96,14 +104,19 @@ def test_assertion_task_checks_lineage_in_pytest_and_on_a_scheduler(
     (fail,) = deployed[f"{DAG_ID}.check_changed.event.fail"]
     assert where in fail["run"]["facets"]["errorMessage"]["message"]  # the difference in its FAIL event too
     assert [p for p in store.rglob("*") if p.is_file()] == []
+    # the backend received every event the file did, through the provider's HTTP transport
+    in_file = sorted((e["eventType"], e["job"]["name"]) for key in deployed for e in deployed[key])
+    assert sorted(stored) == in_file
 
 
-def _transport(events_file: Path, store: Path) -> dict[str, str]:
-    """A deployment's transport (a file here) with the event store next to it, as the README shows."""
+def _transport(events_file: Path, store: Path, backend: str) -> dict[str, str]:
+    """A deployment's transports (a file and a backend over HTTP here) with the event store next to
+    them, as the README shows."""
     transport = {
         "type": "composite",
         "transports": {
             "file": {"type": "file", "log_file_path": str(events_file), "append": True},
+            "backend": {"type": "http", "url": backend, "endpoint": "api/v1/lineage", "timeout": 5},
             "assertions": {"type": "lineage_operators.testing.EventStoreTransport", "directory": str(store)},
         },
     }

@@ -1,4 +1,5 @@
-"""``lineage-operators``: see, compare and summarise OpenLineage events written by the FileTransport.
+"""``lineage-operators``: see, compare and summarise OpenLineage events written by the FileTransport
+or stored by a Marquez server (an ``http(s)://`` source, with ``--namespace`` to keep one namespace).
 
 Exit status: 0 on success (``diff``: no difference), 1 when ``diff`` finds differences, 2 on a
 usage error or a source that cannot be read. Skipped input is reported on stderr, never fatal.
@@ -22,13 +23,16 @@ from lineage_operators.cli.summary import summarise
 __all__ = ["load_graph", "main"]
 
 SOURCES_HELP = (
-    "FileTransport output: a .json/.jsonl file, a folder of event files, or the transport's log_file_path"
+    "FileTransport output: a .json/.jsonl file, a folder of event files, or the transport's log_file_path;"
+    " or a Marquez API URL (http://host:port)"
 )
 
 
-def load_graph(sources: Sequence[str | Path], *, any_producer: bool = False) -> LineageGraph:
+def load_graph(
+    sources: Sequence[str | Path], *, any_producer: bool = False, namespace: str | None = None
+) -> LineageGraph:
     """The graph of every event in ``sources`` (streamed; a golden file keeps its ``${name}``s)."""
-    return _load_side(sources, any_producer=any_producer, placeholders={}, other=None)[0]
+    return _load_side(sources, any_producer=any_producer, placeholders={}, other=None, namespace=namespace)[0]
 
 
 def _load_side(
@@ -37,6 +41,7 @@ def _load_side(
     any_producer: bool,
     placeholders: dict[str, str],
     other: LineageGraph | None,
+    namespace: str | None = None,
 ) -> tuple[LineageGraph, list[str]]:
     """The graph of ``sources`` and the golden-file placeholders left unbound: those are bound
     from ``placeholders``, then against the ``other`` graph's dataset names and job namespaces."""
@@ -55,7 +60,7 @@ def _load_side(
             for event in events:
                 builder.add(event)
         else:
-            for event in read_sources([source], skips):
+            for event in read_sources([source], skips, namespace=namespace):
                 builder.add(event)
     return builder.finish(), unbound
 
@@ -73,7 +78,7 @@ def _report_skips(graph: LineageGraph, label: str = "") -> None:
 def _cmd_view(args: argparse.Namespace) -> int:
     from lineage_operators.cli.html import render_html
 
-    graph = load_graph(args.events, any_producer=args.any_producer)
+    graph = load_graph(args.events, any_producer=args.any_producer, namespace=args.namespace)
     _report_skips(graph)
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -88,7 +93,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
-    graph = load_graph(args.events, any_producer=args.any_producer)
+    graph = load_graph(args.events, any_producer=args.any_producer, namespace=args.namespace)
     print(summarise(graph))
     _report_skips(graph)
     return 0
@@ -106,7 +111,9 @@ def _parse_placeholders(values: Sequence[str]) -> dict[str, str]:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     placeholders = _parse_placeholders(args.placeholder)
-    load = functools.partial(_load_side, any_producer=args.any_producer, placeholders=placeholders)
+    load = functools.partial(
+        _load_side, any_producer=args.any_producer, placeholders=placeholders, namespace=args.namespace
+    )
     if _has_golden(args.before) and not _has_golden(args.after):  # read the events side first
         after, _ = load(args.after, other=None)
         before, unbound = load(args.before, other=after)
@@ -139,7 +146,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lineage-operators",
-        description="See, compare and summarise OpenLineage events written by the FileTransport.",
+        description="See, compare and summarise OpenLineage events (FileTransport output, a Marquez server).",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     producer = argparse.ArgumentParser(add_help=False)
@@ -147,6 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--any-producer",
         action="store_true",
         help="also read events of other producers than Airflow's OpenLineage provider (skipped by default)",
+    )
+    producer.add_argument(
+        "--namespace",
+        help="with a Marquez URL source: only events of jobs in this namespace (or whose parent job is)",
     )
 
     view = commands.add_parser(
@@ -169,10 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
         "diff",
         parents=[producer],
         help="what changed in lineage between two event sets (exit status 1 when they differ)",
-        description="Each side is event files/folders, or a golden file of the test harness.",
+        description="Each side is event files/folders, a Marquez API URL, or a golden file of the harness.",
     )
-    diff.add_argument("before", nargs=1, help="events (file, folder) or a golden file")
-    diff.add_argument("after", nargs=1, help="events (file, folder) or a golden file")
+    diff.add_argument("before", nargs=1, help="events (file, folder, Marquez URL) or a golden file")
+    diff.add_argument("after", nargs=1, help="events (file, folder, Marquez URL) or a golden file")
     diff.add_argument("--json", action="store_true", help="machine-readable output")
     diff.add_argument(
         "--placeholder",

@@ -1,4 +1,4 @@
-"""Turning command-line sources (event files, folders, golden files) into a stream of events.
+"""Turning command-line sources (event files, folders, golden files, a Marquez URL) into a stream of events.
 
 Bad content never raises: every skipped value is counted by reason in a :class:`Skips`, which
 the commands print, so a user sees what was left out and why.
@@ -139,10 +139,33 @@ def golden_events(path: Path, skips: Skips) -> Iterator[dict[str, Any]]:
             yield event
 
 
-def read_sources(sources: Iterable[str | os.PathLike[str]], skips: Skips) -> Iterator[dict[str, Any]]:
+def backend_events(url: str, skips: Skips, namespace: str | None) -> Iterator[dict[str, Any]]:
+    """The events a Marquez server stored (its raw-events endpoint), those of jobs in ``namespace``
+    (or whose parent job is) when one is given; an unreadable server is a :class:`SourceError`."""
+    from lineage_operators.testing.backend import BackendError, MarquezSource, in_namespace
+
+    try:
+        for event in MarquezSource(url).events():
+            if namespace is None or in_namespace(event, namespace):
+                yield event
+            else:
+                skips.add(f"job outside namespace {namespace}", url)
+    except BackendError as exc:
+        raise SourceError(str(exc)) from exc
+
+
+def read_sources(
+    sources: Iterable[str | os.PathLike[str]], skips: Skips, *, namespace: str | None = None
+) -> Iterator[dict[str, Any]]:
     """Every event of every source, streamed; raises :class:`SourceError` only for a source that
-    names nothing readable, before reading the next one."""
+    names nothing readable, before reading the next one. An ``http(s)://`` source is a Marquez
+    server's API, read with ``namespace`` (see :func:`backend_events`)."""
+    from lineage_operators.testing.backend import is_backend_url
+
     for source in sources:
+        if isinstance(source, str) and is_backend_url(source):
+            yield from backend_events(source, skips, namespace)
+            continue
         path = Path(source)
         if is_golden_file(path):
             yield from golden_events(path, skips)

@@ -3,13 +3,16 @@
 For system tests run as DAGs on a real deployment (a scheduler, an executor, each task in its own
 process, the real transport): the run's events reach it through
 :class:`~lineage_operators.testing.store_transport.EventStoreTransport`, configured next to the
-deployment's transport, and it compares them with an expected-events file, this library's golden
-format or Airflow's own (:mod:`.expected_file`), failing with the differences the pytest harness
-prints. Parsing a DAG that uses it imports no OpenLineage, provider or Spark module.
+deployment's transport, or, on a deployment with no shared folder, from the lineage backend itself
+(``backend=``: Marquez's raw-events endpoint, filtered to the DAG run), and it compares them
+with an expected-events file, this library's golden format or Airflow's own
+(:mod:`.expected_file`), failing with the differences the pytest harness prints. Parsing a DAG
+that uses it imports no OpenLineage, provider or Spark module.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -18,6 +21,7 @@ from typing import Any
 
 from airflow.sdk import BaseOperator
 
+from lineage_operators.testing.backend import BackendError, MarquezRun
 from lineage_operators.testing.event_store import EventStore, request_events
 from lineage_operators.testing.events import Events
 
@@ -68,12 +72,16 @@ class AssertLineageOperator(BaseOperator):
     :param timeout: seconds to wait for the events the file expects to arrive.
     :param directory: the event store's folder; by default the one configured for
         ``EventStoreTransport`` in the OpenLineage transport.
+    :param backend: a Marquez API URL (templated) to read the run's events from instead of the
+        event store: what the backend stored is checked, with no store transport configured.
+        Empty (a template that rendered to nothing) reads the event store.
+        Events are read from the DAG run's start less ``backend_skew`` seconds (clocks of hosts).
 
     Keys that can only exist after this task (its own COMPLETE, the DAG run's COMPLETE) are not
     checked. It does not retry unless told to: the events would not change.
     """
 
-    template_fields: Sequence[str] = ("expected", "placeholders")
+    template_fields: Sequence[str] = ("expected", "placeholders", "backend")
     ui_color = "#e8f4ea"
 
     def __init__(
@@ -84,6 +92,8 @@ class AssertLineageOperator(BaseOperator):
         allow_extra_keys: bool = False,
         timeout: float = 60.0,
         directory: str | os.PathLike[str] | None = None,
+        backend: str | None = None,
+        backend_skew: float = 300.0,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("retries", 0)
@@ -95,7 +105,11 @@ class AssertLineageOperator(BaseOperator):
         self.allow_extra_keys = allow_extra_keys
         self.timeout = timeout
         self.directory = os.fspath(directory) if directory is not None else None
-        if self.has_dag():
+        if backend is not None and not isinstance(backend, str):
+            raise TypeError(f"{type(self).__name__}: backend= is a Marquez API URL (http://host:port)")
+        self.backend = backend
+        self.backend_skew = backend_skew
+        if self.has_dag() and backend is None:
             request_events(self.dag.dag_id)
 
     def expected_path(self) -> Path:
@@ -113,10 +127,12 @@ class AssertLineageOperator(BaseOperator):
         expected = read_expected_file(self.expected_path())
         skipped = after_keys(dag_run.dag_id, self.task_id)
         expected = expected.without(skipped)
-        store = EventStore(self.directory or _configured_directory())
-        events = wait_for_events(
-            lambda: store.events(dag_run.dag_id, dag_run.run_id), expected.required_counts(), self.timeout
-        )
+        reader = self._reader(dag_run)
+        events = wait_for_events(reader, expected.required_counts(), self.timeout)
+        if isinstance(reader, _BackendReader) and reader.failure is not None:
+            raise AssertionError(
+                f"the lineage backend could not be read for {self.timeout}s: {reader.failure}"
+            )
         checked = {key: value for key, value in events.items() if key not in skipped}
         mismatches = expected.mismatches(
             checked,
@@ -127,11 +143,42 @@ class AssertLineageOperator(BaseOperator):
         if mismatches:
             raise AssertionError(expected.report(mismatches, actual_empty=not checked))
         self.log.info(
-            "OpenLineage events of run %s match %s (%d event keys checked)",
+            "OpenLineage events of run %s (read from %s) match %s (%d event keys checked)",
             dag_run.run_id,
+            self.backend or "the event store",
             expected.path,
             len(expected.expectations),
         )
+
+    def _reader(self, dag_run: Any) -> Callable[[], Events]:
+        """Reads the run's events so far: from the backend when one is named, else the event store."""
+        if not self.backend:
+            store = EventStore(self.directory or _configured_directory())
+            return lambda: store.events(dag_run.dag_id, dag_run.run_id)
+        start = getattr(dag_run, "start_date", None) or getattr(dag_run, "queued_at", None)
+        after = start - datetime.timedelta(seconds=self.backend_skew) if start is not None else None
+        return _BackendReader(MarquezRun(self.backend, dag_run.dag_id, dag_run.run_id, after=after), self.log)
+
+
+class _BackendReader:
+    """Reads a DAG run's events from the backend; a failed read (a backend restarting) counts as no
+    events yet, so the wait reads again until its timeout, and :attr:`failure` says why it failed."""
+
+    def __init__(self, run: MarquezRun, log: Any) -> None:
+        self.run = run
+        self.log = log
+        self.failure: BackendError | None = None
+
+    def __call__(self) -> Events:
+        try:
+            events = self.run.events()
+        except BackendError as exc:
+            if self.failure is None:
+                self.log.warning("cannot read lineage events from the backend yet: %s", exc)
+            self.failure = exc
+            return {}
+        self.failure = None
+        return events
 
 
 def _configured_directory() -> str:

@@ -315,7 +315,12 @@ def missing_event(key: str, events: Mapping[str, Any]) -> Mismatch:
 
 
 def coerce_events(actual: Any) -> Events:
-    """Keyed events from keyed events, a FileTransport path, or an iterable of event dicts."""
+    """Keyed events from keyed events, a FileTransport path, an iterable of event dicts, or a
+    backend's DAG run (:class:`~lineage_operators.testing.backend.MarquezRun`, read once here)."""
+    from lineage_operators.testing.backend import MarquezRun
+
+    if isinstance(actual, MarquezRun):
+        return actual.events()
     if isinstance(actual, Mapping):
         return {str(k): list(v) for k, v in actual.items()}
     if isinstance(actual, (str, os.PathLike, Iterable)):

@@ -2,7 +2,9 @@
 
 ``check_events`` compares what the run's tasks emitted with an expected-events file in Airflow's own
 format. ``check_changed`` does the same with ``params.changed`` (by default the same file), so a
-test can point one run's second check at a changed expectation and see it fail.
+test can point one run's second check at a changed expectation and see it fail. ``check_backend``
+reads the run's events from the lineage backend at ``params.backend`` (a Marquez API URL) when one
+is given, as on a deployment whose tasks share no folder; else from the event store.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ with DAG(
     start_date=pendulum.datetime(2026, 1, 1, tz="UTC"),
     catchup=False,
     is_paused_upon_creation=False,  # as a deployed system-test DAG someone switched on
-    params={"changed": str(EXPECTED)},
+    params={"changed": str(EXPECTED), "backend": ""},
 ) as dag:
     orders = LineageAwarePySparkOperator(
         task_id="write_orders", python_callable=write_orders, op_kwargs={"base_dir": BASE_DIR}
@@ -48,4 +50,7 @@ with DAG(
     )
     check = AssertLineageOperator(task_id="check_events", expected=EXPECTED)
     check_changed = AssertLineageOperator(task_id="check_changed", expected="{{ params.changed }}")
-    orders >> totals >> [check, check_changed]
+    check_backend = AssertLineageOperator(
+        task_id="check_backend", expected=EXPECTED, backend="{{ params.backend }}"
+    )
+    orders >> totals >> [check, check_changed, check_backend]
