@@ -17,6 +17,7 @@ from benchmarks.three_sides import (
     side_summary,
 )
 from benchmarks.three_sides_run import BENCHMARKS, child_arguments, schedule
+from benchmarks.three_sides_table import HEADER, table, workloads_of
 
 
 def _run(cpu: float, heap_mib: float = 100.0, **extra: float) -> dict:
@@ -137,3 +138,25 @@ def test_a_side_without_runs_leaves_out_its_ratios() -> None:
         "three_sides_fresh_lineage_cpu_seconds",
         "three_sides_fresh_lineage_heap_peak_mib",
     ]
+
+
+def test_the_results_table_has_a_row_per_line_and_workload_from_the_runs_json() -> None:
+    runs = {
+        side: [_run(cpu), _run(cpu)] for side, cpu in zip(SIDE_NAMES, (10.0, 10.5, 12.0, 12.6), strict=True)
+    }
+    task = [figure.as_json() for figure in figures("task", runs, processes=1)]
+    fresh = [figure.as_json() for figure in figures("fresh", {**runs, "lineage_jar": []}, processes=1)]
+    text = table([("4.3.0", task + fresh), ("3.5.9", task)])
+    header, _rule, *rows = text.splitlines()
+    assert header == HEADER
+    assert rows == [
+        "| 4.3.0 | task | 1.050 [1.05-1.05] | 1.200 [1.20-1.20] | 0.875 [0.87-0.87] | 1.050 [1.05-1.05] "
+        "| 10.0, 10.5, 12.0, 12.6 | 100, 100, 100, 100 | 2 |",
+        "| 4.3.0 | fresh | 1.050 [1.05-1.05] | 1.200 [1.20-1.20] | 0.875 [0.87-0.87] | - "
+        "| 10.0, 10.5, 12.0, - | 100, 100, 100, - | 2 |",
+        "| 3.5.9 | task | 1.050 [1.05-1.05] | 1.200 [1.20-1.20] | 0.875 [0.87-0.87] | 1.050 [1.05-1.05] "
+        "| 10.0, 10.5, 12.0, 12.6 | 100, 100, 100, 100 | 2 |",
+    ]
+    assert workloads_of(task + fresh) == ["task", "fresh"]
+    single = [f.as_json() for f in figures("task", {"plain": [_run(10.0)], "lineage": [_run(11.0)]}, 1)]
+    assert table([("x", single)]).splitlines()[2].split(" | ")[2] == "1.100"  # no interval from one run
