@@ -6,9 +6,10 @@ three_sides_fresh`` (on request only: they are not part of ``make bench``). See
 
 In-process workloads: each cycle runs one process per side (:mod:`benchmarks.three_sides_child`,
 ``WARMUP`` warm-up runs then ``--rounds`` measured runs), in the sides' order, reversed every other
-cycle (:func:`schedule`); ``--processes`` sets the cycles (default 1). ``fresh``: one warm-up round
-(the bytecode cache) and then ``--rounds`` rounds of one fresh process per side, the order turning
-every round, each process one run of the fresh-process job.
+cycle (:func:`schedule`); ``--processes`` sets the cycles (default 1). ``fresh``: one warm-up
+process (plain: it fills the bytecode cache every side reads) and then ``--rounds`` rounds of one
+fresh process per side, the order turning every round, each process one run of the fresh-process
+job.
 
 The jar comes from the project's test-only fetch script (:mod:`tests.support.maven_jars`: pinned,
 verified, cached outside the repository), for the Scala line of the installed pyspark.
@@ -79,13 +80,13 @@ def run_workload(settings: Settings, workload: str) -> list[Figure]:
             shutil.rmtree(work_dir, ignore_errors=True)
 
     if workload == FRESH:
-        warmup_rounds = settings.warmup_rounds(1)
+        warmup = settings.warmup_rounds(1)
         processes = rounds
-        order = schedule(warmup_rounds + rounds)
+        order = [SIDE_NAMES[0]] * warmup + schedule(rounds)
         for number, side in enumerate(order):
             progress(f"three_sides {workload}: process {number + 1}/{len(order)} ({side})")
             report = child(side, number, 1, 0)
-            if number >= warmup_rounds * len(SIDE_NAMES):
+            if number >= warmup:
                 runs[side].extend(report["runs"])
     else:
         processes = settings.processes_or(1)
