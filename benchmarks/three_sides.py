@@ -26,6 +26,13 @@ Each ratio is ``exp(mean log cpu_a - mean log cpu_b)`` over the runs of the two 
 geometric means; the runs are not paired, they ran in different processes) with a 95% interval
 from both sides' variances (:func:`ratio_interval`). Per side: median CPU seconds (Python, JVM,
 total) and the median driver JVM peak heap (heap pools' peak usage, reset before each run).
+
+The sides' processes run minutes apart, and on a loaded machine CPU seconds are not immune to
+load: co-running work on the same cores slows every instruction (on 2026-11-28 a 4.3 process
+whose JVM executor threads, the job's own work that no side changes, took 1.5 times the CPU they
+took minutes earlier took 1.5 times the CPU in total). So every ratio comes twice: as measured,
+and per job (``_per_job``): each run's CPU over the CPU of its Spark executor threads
+(:func:`job_cpu_seconds`), which takes the machine's speed at the time out of the comparison.
 """
 
 from __future__ import annotations
@@ -116,6 +123,21 @@ RATIOS: tuple[tuple[str, str, str, Target | None], ...] = (
 )
 
 Run = Mapping[str, Any]
+EXECUTOR_THREADS = "Executor task"  # Spark's "Executor task launch worker for task N" threads
+
+
+def job_cpu_seconds(run: Run) -> float:
+    """CPU of the run's Spark executor threads (sampled thread groups): the job's own work."""
+    groups: Mapping[str, float] = run.get("thread_groups") or {}
+    return float(sum(seconds for name, seconds in groups.items() if name.startswith(EXECUTOR_THREADS)))
+
+
+def per_job(runs: Sequence[Run]) -> list[float]:
+    """Each run's CPU over its executor threads' CPU; empty if a run has no executor CPU."""
+    jobs = [job_cpu_seconds(run) for run in runs]
+    if not jobs or min(jobs) <= 0:
+        return []
+    return [run["cpu_seconds"] / job for run, job in zip(runs, jobs, strict=True)]
 
 
 def _median(values: Sequence[float]) -> float:
@@ -131,6 +153,7 @@ def side_summary(runs: Sequence[Run]) -> dict[str, Any]:
         "jvm_cpu_seconds": _median([run["jvm_cpu_seconds"] for run in runs]),
         "heap_peak_mib": _median([run["heap_peak_bytes"] / 2**20 for run in runs]),
         "wall_seconds": _median([run["wall_seconds"] for run in runs]),
+        "job_cpu_seconds": _median([job_cpu_seconds(run) for run in runs]),
         "jar_events": _median([float(run.get("jar_events", 0)) for run in runs]),
     }
 
@@ -153,6 +176,13 @@ def figures(workload: str, runs: Mapping[str, Sequence[Run]], processes: int) ->
             "ratio of geometric means",
         }
         found.append(Figure(f"{prefix}_{suffix}", centre, target, details))
+        top_per_job, bottom_per_job = per_job(runs[top]), per_job(runs[bottom])
+        if top_per_job and bottom_per_job:
+            centre, low, high = ratio_interval(top_per_job, bottom_per_job)
+            meaning = "the same, each run's CPU over its Spark executor threads' CPU (the job's own work)"
+            found.append(
+                Figure(f"{prefix}_{suffix}_per_job", centre, None, {"ci95": [low, high], "meaning": meaning})
+            )
     for name, summary in summaries.items():
         found.append(Figure(f"{prefix}_{name}_cpu_seconds", summary["cpu_seconds"], None, summary))
         found.append(Figure(f"{prefix}_{name}_heap_peak_mib", summary["heap_peak_mib"], None))

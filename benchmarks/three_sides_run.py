@@ -98,6 +98,7 @@ def run_workload(settings: Settings, workload: str) -> list[Figure]:
     if found:  # what each run did, for profiles and to prove each side's lineage ran
         for key in ("thread_groups", "jar_events", "outputs"):
             found[0].details[key] = {side: [run[key] for run in runs[side]] for side in SIDE_NAMES}
+        found[0].details["runs_by_side"] = runs  # every run, so the figures can be made again
     return found
 
 

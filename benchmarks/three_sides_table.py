@@ -18,10 +18,12 @@ from typing import Any
 from benchmarks.three_sides import NAME, RATIOS, SIDE_NAMES
 
 HEADER = (
-    "| pyspark | workload | ours / plain | jar / plain | **ours / jar** | ours+jar / jar "
+    "| pyspark | workload | CPU | ours / plain | jar / plain | **ours / jar** | ours+jar / jar "
     "| CPU s: plain, ours, jar, ours+jar | JVM peak heap MiB: plain, ours, jar, ours+jar | runs per side |"
 )
-RULE = "| --- | --- | ---: | ---: | ---: | ---: | --- | --- | ---: |"
+RULE = "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | ---: |"
+#: The rows of a workload: the ratios as measured, then per job (see :mod:`benchmarks.three_sides`).
+MEASURES = (("as measured", ""), ("per job", "_per_job"))
 
 
 def workloads_of(figures: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -44,10 +46,13 @@ def ratio_cell(figure: Mapping[str, Any] | None) -> str:
     return f"{figure['value']:.3f}{interval}"
 
 
-def row(line: str, workload: str, figures: Sequence[Mapping[str, Any]]) -> str:
+def row(
+    line: str, workload: str, figures: Sequence[Mapping[str, Any]], measure: tuple[str, str] = MEASURES[0]
+) -> str:
     by_name = {str(figure["name"]): figure for figure in figures}
     prefix = f"{NAME}_{workload}"
-    ratios = [ratio_cell(by_name.get(f"{prefix}_{suffix}")) for suffix, *_ in RATIOS]
+    label, ending = measure
+    ratios = [ratio_cell(by_name.get(f"{prefix}_{suffix}{ending}")) for suffix, *_ in RATIOS]
 
     def per_side(kind: str) -> str:
         values = [by_name.get(f"{prefix}_{side}_{kind}") for side in SIDE_NAMES]
@@ -57,13 +62,20 @@ def row(line: str, workload: str, figures: Sequence[Mapping[str, Any]]) -> str:
         )
 
     runs = by_name.get(f"{prefix}_plain_cpu_seconds", {}).get("details", {}).get("runs", "-")
-    cells = [line, workload, *ratios, per_side("cpu_seconds"), per_side("heap_peak_mib"), str(runs)]
+    if ending:  # the per-side columns belong to the first row
+        return "| " + " | ".join([line, workload, label, *ratios, "", "", ""]) + " |"
+    cells = [line, workload, label, *ratios, per_side("cpu_seconds"), per_side("heap_peak_mib"), str(runs)]
     return "| " + " | ".join(cells) + " |"
 
 
 def table(lines: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> str:
-    """One row per (line, workload) of each ``(line, figures)`` given."""
-    rows = [row(line, workload, figures) for line, figures in lines for workload in workloads_of(figures)]
+    """Two rows per (line, workload) of each ``(line, figures)`` given: as measured, per job."""
+    rows = [
+        row(line, workload, figures, measure)
+        for line, figures in lines
+        for workload in workloads_of(figures)
+        for measure in MEASURES
+    ]
     return "\n".join([HEADER, RULE, *rows])
 
 

@@ -11,6 +11,8 @@ from benchmarks.three_sides import (
     SIDE_NAMES,
     figures,
     jar_conf,
+    job_cpu_seconds,
+    per_job,
     ratio_interval,
     side_conf,
     side_named,
@@ -20,8 +22,9 @@ from benchmarks.three_sides_run import BENCHMARKS, child_arguments, schedule
 from benchmarks.three_sides_table import HEADER, table, workloads_of
 
 
-def _run(cpu: float, heap_mib: float = 100.0, **extra: float) -> dict:
+def _run(cpu: float, heap_mib: float = 100.0, job: float = 5.0, **extra: float) -> dict:
     return {
+        "thread_groups": {"Executor task l": job * 0.6, "Executor task i": job * 0.4, "C2 CompilerThre": 2.0},
         "cpu_seconds": cpu,
         "py_cpu_seconds": cpu / 4,
         "jvm_cpu_seconds": cpu * 3 / 4,
@@ -122,10 +125,23 @@ def test_the_figures_put_ours_against_plain_and_the_jar_and_judge_ours_over_the_
     assert found["three_sides_task_lineage_jar_over_jar_cpu"].value == pytest.approx(1.05)
     assert found["three_sides_task_jar_cpu_seconds"].value == 12.0
     assert found["three_sides_task_jar_heap_peak_mib"].value == pytest.approx(100.0)
-    assert len(found) == 4 + 2 * 4
+    assert len(found) == 4 * 2 + 2 * 4  # each ratio as measured and per job
+    assert found["three_sides_task_lineage_over_jar_cpu_per_job"].value == pytest.approx(10.5 / 12)
 
     runs["lineage"] = [_run(13.0), _run(13.0)]  # dearer than the jar: the target is missed
     assert {f.name: f for f in figures("task", runs, 1)}["three_sides_task_lineage_over_jar_cpu"].met is False
+
+
+def test_per_job_takes_the_machines_speed_out_of_the_ratio() -> None:
+    assert job_cpu_seconds(_run(10.0, job=4.0)) == pytest.approx(4.0)
+    assert job_cpu_seconds({"cpu_seconds": 1.0}) == 0.0
+    assert per_job([_run(10.0, job=4.0), _run(12.0, job=6.0)]) == pytest.approx([2.5, 2.0])
+    assert per_job([_run(10.0, job=4.0), _run(12.0, job=0.0)]) == []
+    # the jar's process ran while the machine was 1.5 times slower: every thread took 1.5x the CPU
+    runs = {"plain": [_run(10.0, job=5.0)] * 2, "jar": [_run(15.0, job=7.5)] * 2}
+    found = {figure.name: figure.value for figure in figures("task", runs, processes=1)}
+    assert found["three_sides_task_jar_over_plain_cpu"] == pytest.approx(1.5)
+    assert found["three_sides_task_jar_over_plain_cpu_per_job"] == pytest.approx(1.0)
 
 
 def test_a_side_without_runs_leaves_out_its_ratios() -> None:
@@ -133,6 +149,7 @@ def test_a_side_without_runs_leaves_out_its_ratios() -> None:
     names = [figure.name for figure in figures("fresh", runs, processes=1)]
     assert names == [
         "three_sides_fresh_lineage_over_plain_cpu",
+        "three_sides_fresh_lineage_over_plain_cpu_per_job",
         "three_sides_fresh_plain_cpu_seconds",
         "three_sides_fresh_plain_heap_peak_mib",
         "three_sides_fresh_lineage_cpu_seconds",
@@ -149,14 +166,22 @@ def test_the_results_table_has_a_row_per_line_and_workload_from_the_runs_json() 
     text = table([("4.3.0", task + fresh), ("3.5.9", task)])
     header, _rule, *rows = text.splitlines()
     assert header == HEADER
-    assert rows == [
-        "| 4.3.0 | task | 1.050 [1.05-1.05] | 1.200 [1.20-1.20] | 0.875 [0.87-0.87] | 1.050 [1.05-1.05] "
-        "| 10.0, 10.5, 12.0, 12.6 | 100, 100, 100, 100 | 2 |",
-        "| 4.3.0 | fresh | 1.050 [1.05-1.05] | 1.200 [1.20-1.20] | 0.875 [0.87-0.87] | - "
-        "| 10.0, 10.5, 12.0, - | 100, 100, 100, - | 2 |",
-        "| 3.5.9 | task | 1.050 [1.05-1.05] | 1.200 [1.20-1.20] | 0.875 [0.87-0.87] | 1.050 [1.05-1.05] "
-        "| 10.0, 10.5, 12.0, 12.6 | 100, 100, 100, 100 | 2 |",
+    task_ratios = "| 1.050 [1.05-1.05] | 1.200 [1.20-1.20] | 0.875 [0.87-0.87] | 1.050 [1.05-1.05] "
+    assert (
+        rows[0]
+        == f"| 4.3.0 | task | as measured {task_ratios}| 10.0, 10.5, 12.0, 12.6 | 100, 100, 100, 100 | 2 |"
+    )
+    assert rows[1].startswith("| 4.3.0 | task | per job | 1.050 [1.05-1.05] | 1.200")
+    assert rows[1].endswith("|  |  |  |")  # the per-side columns only in the first row
+    assert rows[2] == (
+        "| 4.3.0 | fresh | as measured | 1.050 [1.05-1.05] | 1.200 [1.20-1.20] | 0.875 [0.87-0.87] | - "
+        "| 10.0, 10.5, 12.0, - | 100, 100, 100, - | 2 |"
+    )
+    assert [r.split(" | ")[:3] for r in rows[3:]] == [
+        ["| 4.3.0", "fresh", "per job"],
+        ["| 3.5.9", "task", "as measured"],
+        ["| 3.5.9", "task", "per job"],
     ]
     assert workloads_of(task + fresh) == ["task", "fresh"]
     single = [f.as_json() for f in figures("task", {"plain": [_run(10.0)], "lineage": [_run(11.0)]}, 1)]
-    assert table([("x", single)]).splitlines()[2].split(" | ")[2] == "1.100"  # no interval from one run
+    assert table([("x", single)]).splitlines()[2].split(" | ")[3] == "1.100"  # no interval from one run
