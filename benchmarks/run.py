@@ -40,6 +40,7 @@ from benchmarks import (  # noqa: E402
     profiling,
     results,
     task_overhead,
+    three_sides_run,
     transport_down,
 )
 from benchmarks.alternation import progress  # noqa: E402
@@ -66,9 +67,11 @@ BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "many_tiny_actions": many_tiny_actions.run,
     "fresh_process": fresh_process.run,
     "many_tiny_actions_500": many_tiny_actions.run_500,
+    **three_sides_run.BENCHMARKS,
 }
-#: Run only when named with ``--only`` (long variants of a default benchmark).
-ON_REQUEST = ("many_tiny_actions_500",)
+#: Run only when named with ``--only`` (long variants of a default benchmark; the three-side
+#: comparison with the openlineage-spark jar).
+ON_REQUEST = ("many_tiny_actions_500", *three_sides_run.BENCHMARKS)
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:

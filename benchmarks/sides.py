@@ -59,9 +59,19 @@ def run_in_own_session(
         spark.stop()
 
 
-def run_side(side: str, dag_id: str, job: Job, job_kwargs: Mapping[str, Any], warehouse_dir: str) -> SideRun:
-    """Build the side's operator in a fresh DAG, then time its ``execute`` with a minimal context."""
-    conf = spark_conf(f"{dag_id}.{TASK_ID}", warehouse_dir)
+def run_side(
+    side: str,
+    dag_id: str,
+    job: Job,
+    job_kwargs: Mapping[str, Any],
+    warehouse_dir: str,
+    *,
+    extra_conf: Mapping[str, str] | None = None,
+) -> SideRun:
+    """Build the side's operator in a fresh DAG, then time its ``execute`` with a minimal context.
+
+    ``extra_conf`` is added to both sides' Spark conf (the three-side benchmark's jar listener)."""
+    conf = spark_conf(f"{dag_id}.{TASK_ID}", warehouse_dir) | dict(extra_conf or {})
     if side == PLAIN:
         task = build_task(dag_id, lambda: _plain_operator(job, job_kwargs, conf))
     elif side == LINEAGE:
@@ -88,7 +98,13 @@ def run_side(side: str, dag_id: str, job: Job, job_kwargs: Mapping[str, Any], wa
     )
 
 
-def run_task_workload(side: str, dag_id: str, size: TaskWorkloadSize, run_dir: Path | str) -> SideRun:
+def run_task_workload(
+    side: str,
+    dag_id: str,
+    size: TaskWorkloadSize,
+    run_dir: Path | str,
+    extra_conf: Mapping[str, str] | None = None,
+) -> SideRun:
     """:func:`run_side` with the overhead benchmarks' task (:mod:`benchmarks.task_workload`): its data
     and its warehouse under ``run_dir``."""
     from benchmarks.task_workload import task_workload
@@ -100,6 +116,7 @@ def run_task_workload(side: str, dag_id: str, size: TaskWorkloadSize, run_dir: P
         task_workload,
         {"base_dir": str(base / "data"), "tables": size.tables, "rows": size.rows},
         warehouse_dir=str(base / "warehouse"),
+        extra_conf=extra_conf,
     )
 
 
