@@ -287,7 +287,10 @@ def resolve(
     """
     from lineage_operators.column_lineage.datasets import attach_column_lineage
 
+    from lineage_operators.spark.alter import schema_from_renames
+
     executions = list(executions)
+    schema_from_renames(executions)
     inputs: dict[DatasetName, _Acc] = {}
     outputs: dict[DatasetName, _Acc] = {}
     statements: list[str] = []
