@@ -15,7 +15,7 @@ from lineage_operators.spark.jvm import SEP3, JvmTools
 
 if TYPE_CHECKING:
     from lineage_operators.spark.plan_catalog import CatalogOutputs
-    from lineage_operators.spark.plan_facts import RelationFacts
+    from lineage_operators.spark.plan_facts import RelationFacts, TableRef
 
 log = get_logger(__name__)
 

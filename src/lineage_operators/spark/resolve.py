@@ -286,7 +286,6 @@ def resolve(
     ``column_lineage``: ColumnLineageSettings for the outputs' ``columnLineage`` facets.
     """
     from lineage_operators.column_lineage.datasets import attach_column_lineage
-
     from lineage_operators.spark.alter import schema_from_renames
     from lineage_operators.spark.helper_reads import name_helper_reads
 
