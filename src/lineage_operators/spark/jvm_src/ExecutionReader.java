@@ -229,9 +229,10 @@ public class ExecutionReader {
     }
 
     /**
-     * What Spark's ExecutionListenerBus does for a QueryExecutionListener (same events, same
-     * filter: named executions of this session), without its thread: each end event's execution
-     * is queued for the capture's reader. Never throws into the bus.
+     * What Spark's ExecutionListenerBus does for a QueryExecutionListener (same events; named
+     * executions of this session and of its clones, where Spark copies the listener), without its
+     * thread, plus a stream's unnamed micro-batches: each end event's execution is queued for the
+     * capture's reader. Never throws into the bus.
      */
     public static class Pending extends org.apache.spark.scheduler.SparkListener {
         private static final Object[] END = new Object[0];
