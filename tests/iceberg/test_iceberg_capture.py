@@ -23,7 +23,7 @@ from iceberg_helpers import (
     symlinks,
     version,
 )
-from tests.spark.spark_helpers import captured, get, lifecycle, local, names, schema
+from tests.spark.spark_helpers import PATIENT, captured, get, lifecycle, local, names, run_captured, schema
 
 
 @pytest.fixture(scope="module")
@@ -237,3 +237,27 @@ def test_update_delete_merge_on_read(spark: Any, hadoop: Path) -> None:
     facet = deleted.facets["columnLineage"]
     assert not any(field.inputFields for field in facet.fields.values())
     assert {(d.field, t.subtype) for d in facet.dataset for t in d.transformations} == {("id", "FILTER")}
+
+
+@pytest.mark.parametrize("catalog_name", ["ice", "spark_catalog"])
+def test_alter_in_the_task_that_created_the_table(
+    spark: Any, iceberg_warehouses: tuple[Path, Path], catalog_name: str
+) -> None:
+    """CREATE, insert and ``RENAME COLUMN`` in one task: the table as the last change left it
+    (openlineage-spark: ``a, c``), with the lifecycle of that change; in a Hadoop catalog and in
+    Iceberg's session catalog (whose v1 metadata keeps the schema the table was created with)."""
+    table_name = f"{catalog_name}.db.renamed_cols"
+    warehouse = iceberg_warehouses[0 if catalog_name == "ice" else 1]
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS {catalog_name}.db")
+
+    def task() -> None:
+        spark.sql(f"CREATE TABLE {table_name} (a STRING, b STRING) USING iceberg")
+        spark.sql(f"INSERT INTO {table_name} VALUES ('x', 'y')")
+        spark.sql(f"ALTER TABLE {table_name} RENAME COLUMN b TO c")
+
+    try:
+        _, result = run_captured(spark, task, timeout=PATIENT)
+    finally:
+        spark.sql(f"DROP TABLE IF EXISTS {table_name}")
+    table = get(result.outputs, warehouse / "db" / "renamed_cols")
+    assert (schema(table), lifecycle(table)) == ([("a", "string"), ("c", "string")], "ALTER")

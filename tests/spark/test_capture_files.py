@@ -174,3 +174,29 @@ def test_v2_file_source_read(spark: Any, source: Path) -> None:
         spark.conf.set("spark.sql.sources.useV1SourceList", previous)
     assert names(result.inputs) == {local(source)}
     assert schema(get(result.inputs, source))[0] == ("id", "long")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "INSERT OVERWRITE DIRECTORY '{out}' USING parquet SELECT * FROM json.`{file}`",
+        "CACHE TABLE single_json AS SELECT * FROM json.`{file}`",
+    ],
+    ids=["insert_overwrite_directory", "cache_table"],
+)
+def test_single_json_file_through_sql_is_named_after_the_file(
+    spark: Any, tmp_path: Path, statement: str
+) -> None:
+    """SQL's ``json.`file``` infers the schema with a job of RDDs only, which names the file's folder:
+    the file is the input, as the DataFrame reader of it with a schema reports it (and the peer)."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    data = folder / "testdata.json"
+    data.write_text('{"a": 1, "b": "x"}\n', encoding="utf-8")
+    (folder / "other.json").write_text('{"a": 2, "b": "y"}\n', encoding="utf-8")
+    try:
+        result = captured(spark, lambda: spark.sql(statement.format(out=tmp_path / "out", file=data)))
+    finally:
+        spark.sql("UNCACHE TABLE IF EXISTS single_json")
+    assert names(result.inputs) == {local(data)}
+    assert schema(get(result.inputs, data)) == [("a", "long"), ("b", "string")]

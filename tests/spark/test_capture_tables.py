@@ -28,6 +28,39 @@ def symlinks(dataset: Any) -> list[tuple[str, str, str]]:
     return [(i.namespace, i.name, i.type) for i in facet.identifiers] if facet else []
 
 
+@pytest.mark.parametrize("held", [False, True], ids=["as_it_comes", "read_after_the_rename"])
+def test_add_columns_then_rename_in_one_task(
+    spark: Any, warehouse: Path, db: str, held: bool, monkeypatch: Any
+) -> None:
+    """The table as the ALTER left it (schema after the added column, lifecycle ALTER), then the
+    renamed one: also when the capture reads the ALTER only after the task renamed the table (held:
+    the reader waits for the task's end, as it may on a loaded machine or on 4.x's settled reads)."""
+    import threading
+
+    from lineage_operators.spark.execution_queue import ExecutionQueue
+
+    done = threading.Event()
+    if held:
+        read_next = ExecutionQueue._read_next
+        monkeypatch.setattr(ExecutionQueue, "_read_next", lambda queue: done.wait(60) and read_next(queue))
+    name = f"altered_{int(held)}"
+    location, renamed = warehouse / f"{db}.db" / name, warehouse / f"{db}.db" / f"{name}_v2"
+
+    def body() -> None:
+        spark.sql(f"CREATE TABLE {db}.{name} (a STRING, b STRING) USING parquet")
+        spark.sql(f"INSERT INTO {db}.{name} VALUES ('x', 'y')")
+        spark.sql(f"ALTER TABLE {db}.{name} ADD COLUMNS (c INT)")
+        spark.sql(f"ALTER TABLE {db}.{name} RENAME TO {db}.{name}_v2")
+        done.set()
+
+    result = captured(spark, body)
+    after = [("a", "string"), ("b", "string"), ("c", "integer")]
+    altered = get(result.outputs, location)
+    assert (schema(altered), lifecycle(altered)) == (after, "ALTER")
+    moved = get(result.outputs, renamed)
+    assert (schema(moved), lifecycle(moved)) == (after, "RENAME")
+
+
 def test_sql_table_lifecycle(spark: Any, warehouse: Path, db: str) -> None:
     location = warehouse / f"{db}.db" / "orders"
     renamed = warehouse / f"{db}.db" / "orders_v2"

@@ -4,7 +4,9 @@ The py4j way (:class:`.listener.QueryListener`) costs every execution a callback
 thread of the callback server woken, the GIL taken from the task's thread, a ``JavaObject`` made),
 a hand-over to the reader, and a call to release the handle; and every capture starts and stops
 py4j's callback server. Here ``ExecutionReader.Pending`` (``jvm_src/ExecutionReader.java``), a
-listener on Spark's bus, queues this session's ended executions in the JVM, and the reader thread
+listener on Spark's bus, queues the ended executions of this session and of its clones (a stream
+runs its micro-batches, and hands ``foreachBatch`` its DataFrames, on a clone of the session that
+started it; an unnamed micro-batch is queued too), and the reader thread
 asks ``ExecutionReader.next`` for the next one already read: one round trip per execution, no
 Python callback, no handle unless a read needs the ``QueryExecution`` itself (:class:`HeldExecution`).
 On the lines that settle reads (:attr:`.spark_line.SparkLine.settles_reads`) an execution is read

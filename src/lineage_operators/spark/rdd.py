@@ -31,6 +31,7 @@ from typing import Any
 from lineage_operators._logging import get_logger
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.handles import release
+from lineage_operators.spark.helper_reads import RDD_JOB
 from lineage_operators.spark.job_statistics import job_totals
 from lineage_operators.spark.jvm import NONE, JvmTools
 from lineage_operators.spark.listener import add_to_bus
@@ -285,7 +286,7 @@ class RddJobWatcher:
                 inputs[0].rows, inputs[0].size = totals.records_read, totals.bytes_read
         succeeded = totals is None or totals.succeeded
         return ExecutionFacts(
-            func_name="rddJob", succeeded=succeeded, inputs=inputs, outputs=outputs, tags=files.tags
+            func_name=RDD_JOB, succeeded=succeeded, inputs=inputs, outputs=outputs, tags=files.tags
         )
 
 

@@ -301,8 +301,12 @@ def resolve(
     ``column_lineage``: ColumnLineageSettings for the outputs' ``columnLineage`` facets.
     """
     from lineage_operators.column_lineage.datasets import attach_column_lineage
+    from lineage_operators.spark.alter import schema_from_renames
+    from lineage_operators.spark.helper_reads import name_helper_reads
 
     executions = list(executions)
+    schema_from_renames(executions)
+    name_helper_reads(executions)
     inputs: dict[DatasetName, _Acc] = {}
     outputs: dict[DatasetName, _Acc] = {}
     statements: list[str] = []

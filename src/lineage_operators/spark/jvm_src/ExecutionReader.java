@@ -229,9 +229,10 @@ public class ExecutionReader {
     }
 
     /**
-     * What Spark's ExecutionListenerBus does for a QueryExecutionListener (same events, same
-     * filter: named executions of this session), without its thread: each end event's execution
-     * is queued for the capture's reader. Never throws into the bus.
+     * What Spark's ExecutionListenerBus does for a QueryExecutionListener (same events; named
+     * executions of this session and of its clones, where Spark copies the listener), without its
+     * thread, plus a stream's unnamed micro-batches: each end event's execution is queued for the
+     * capture's reader. Never throws into the bus.
      */
     public static class Pending extends org.apache.spark.scheduler.SparkListener {
         private static final Object[] END = new Object[0];
@@ -247,6 +248,11 @@ public class ExecutionReader {
         final LinkedBlockingQueue queue = new LinkedBlockingQueue();
         volatile QueryExecution current;
         private final Object session;
+        /** The session's clones seen so far (streams' sessions), newest last. */
+        private final java.util.concurrent.CopyOnWriteArrayList clones = new java.util.concurrent.CopyOnWriteArrayList();
+        private static final int MAX_CLONES = 64;
+        private volatile Method parentState;
+        private volatile Object sessionState;
         private final AtomicLong added = new AtomicLong();
         private volatile boolean closed;
         /** Executions numbered up to this one are read without settling (a drain asked for them). */
@@ -265,15 +271,72 @@ public class ExecutionReader {
                 (org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd) event;
             try {
                 QueryExecution qe = end.qe();
-                if (qe == null || qe.sparkSession() != session || end.executionName().isEmpty()) {
+                if (qe == null || !ours(qe.sparkSession())) {
+                    return;
+                }
+                String name = end.executionName().isEmpty() ? microBatch(qe) : (String) end.executionName().get();
+                if (name == null) {
                     return;
                 }
                 Boolean succeeded = Boolean.valueOf(!end.executionFailure().isDefined());
-                queue.add(new Object[] {Long.valueOf(added.incrementAndGet()), end.executionName().get(), qe,
+                queue.add(new Object[] {Long.valueOf(added.incrementAndGet()), name, qe,
                     succeeded, Long.valueOf(System.nanoTime())});
             } catch (Throwable ignored) {
                 // an execution that cannot be queued is not reported; the bus goes on
             }
+        }
+
+        /**
+         * This session, or one cloned from it: a stream runs its micro-batches, and hands
+         * foreachBatch its DataFrames, on a clone of the session that started it (Spark copies a
+         * session's QueryExecutionListeners into its clones, so such a listener gets them too).
+         * A clone is known by the parent SessionState it was made from; found clones are kept.
+         */
+        private boolean ours(Object other) {
+            if (other == session) {
+                return true;
+            }
+            for (int i = 0; i < clones.size(); i++) {
+                if (clones.get(i) == other) {
+                    return true;
+                }
+            }
+            try {
+                if (parentState == null) {
+                    Method parent = other.getClass().getDeclaredMethod("parentSessionState", new Class[0]);
+                    parent.setAccessible(true);
+                    parentState = parent;
+                }
+                scala.Option parent = (scala.Option) parentState.invoke(other, new Object[0]);
+                if (parent == null || parent.isEmpty() || parent.get() != ownState()) {
+                    return false;
+                }
+            } catch (Throwable e) {
+                return false;  // another Spark: executions of other sessions stay unreported
+            }
+            synchronized (clones) {
+                if (clones.size() >= MAX_CLONES) {
+                    clones.remove(0);
+                }
+                clones.add(other);
+            }
+            return true;
+        }
+
+        /**
+         * The name an unnamed execution is read under, or null (not read, as Spark's listener
+         * bus does): a stream's micro-batch runs unnamed, and with a V1 sink (files) nothing
+         * inside it is named either, so its reads would go unreported.
+         */
+        private static String microBatch(QueryExecution qe) {
+            return qe.getClass().getName().endsWith(".IncrementalExecution") ? "microBatch" : null;
+        }
+
+        private Object ownState() throws Exception {
+            if (sessionState == null) {
+                sessionState = session.getClass().getMethod("sessionState", new Class[0]).invoke(session, new Object[0]);
+            }
+            return sessionState;
         }
 
         /** A drain: the executions queued so far are read without settling; returns their count. */

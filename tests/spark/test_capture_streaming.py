@@ -1,0 +1,151 @@
+"""Structured Streaming under capture: a stream runs its micro-batches (and hands ``foreachBatch``
+its DataFrames) on a clone of the session that started it, so the execution queue takes the
+session's clones too (``ExecutionReader.Pending.ours``). Without that, a task whose work is a
+stream reported no input and no output at all."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spark_helpers import get, names, run_captured, schema
+
+SCHEMA = "id INT, name STRING"
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "part.csv").write_text("1,a\n2,b\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def stop_streams(spark: Any) -> Iterator[None]:
+    """Whatever a test leaves running is stopped after it."""
+    yield
+    for query in spark.streams.active:
+        query.stop()
+
+
+def _reader(spark: Any, folder: Path) -> Any:
+    return spark.readStream.format("csv").schema(SCHEMA).load(str(folder))
+
+
+def _read_file(result: Any, folder: Path) -> None:
+    """The file the stream read is an input with the stream's schema, as a batch read reports it."""
+    read = get(result.inputs, folder / "part.csv")
+    assert schema(read) == [("id", "integer"), ("name", "string")]
+
+
+def test_available_now_to_console_reports_the_file_read(spark: Any, source: Path, tmp_path: Path) -> None:
+    def task() -> None:
+        query = (
+            _reader(spark, source)
+            .writeStream.format("console")
+            .trigger(availableNow=True)
+            .option("checkpointLocation", str(tmp_path / "checkpoint"))
+            .start()
+        )
+        query.awaitTermination()
+
+    _, result = run_captured(spark, task)
+    _read_file(result, source)
+
+
+def test_foreach_batch_writes_are_ordinary_writes(spark: Any, source: Path, tmp_path: Path) -> None:
+    """``foreachBatch`` writing Parquet and a table: the batch DataFrame's writes are outputs."""
+    out = tmp_path / "out"
+    spark.sql("DROP TABLE IF EXISTS stream_sink")
+
+    def each(frame: Any, batch_id: int) -> None:
+        frame.write.mode("append").parquet(str(out))
+        frame.write.mode("append").saveAsTable("stream_sink")
+
+    def task() -> None:
+        query = (
+            _reader(spark, source)
+            .writeStream.foreachBatch(each)
+            .trigger(availableNow=True)
+            .option("checkpointLocation", str(tmp_path / "checkpoint"))
+            .start()
+        )
+        query.awaitTermination()
+
+    try:
+        _, result = run_captured(spark, task)
+    finally:
+        spark.sql("DROP TABLE IF EXISTS stream_sink")
+    outputs = names(result.outputs)
+    assert ("file", str(out)) in outputs
+    assert any(name.endswith("stream_sink") for _, name in outputs), outputs
+    assert result.inputs, "the batch DataFrame's source is an input"
+
+
+def test_processing_time_query_stopped_by_the_task(
+    spark: Any, source: Path, tmp_path: Path, stop_streams: None
+) -> None:
+    """A file sink's micro-batch runs unnamed, with nothing named inside: its read is reported."""
+    out = tmp_path / "out"
+
+    def task() -> None:
+        query = (
+            _reader(spark, source)
+            .writeStream.format("parquet")
+            .option("path", str(out))
+            .trigger(processingTime="100 milliseconds")
+            .option("checkpointLocation", str(tmp_path / "checkpoint"))
+            .start()
+        )
+        query.processAllAvailable()
+        query.stop()
+
+    _, result = run_captured(spark, task)
+    _read_file(result, source)
+
+
+def test_query_still_running_when_the_task_ends(
+    spark: Any, source: Path, tmp_path: Path, stop_streams: None
+) -> None:
+    """What the stream read before the task ended is reported; the capture's stop does not wait
+    for the stream (nor hang), and the stream goes on after it."""
+    out = tmp_path / "out"
+    holder: list[Any] = []
+
+    def task() -> None:
+        query = (
+            _reader(spark, source)
+            .writeStream.foreachBatch(lambda frame, _: frame.write.mode("append").parquet(str(out)))
+            .trigger(processingTime="100 milliseconds")
+            .option("checkpointLocation", str(tmp_path / "checkpoint"))
+            .start()
+        )
+        holder.append(query)
+        query.processAllAvailable()
+
+    _, result = run_captured(spark, task)
+    assert ("file", str(out)) in names(result.outputs)
+    assert holder[0].isActive
+
+
+def test_rate_source_through_foreach_batch(spark: Any, tmp_path: Path) -> None:
+    """A source with no dataset (rate): the Parquet the batches write is reported, nothing fails."""
+    out = tmp_path / "out"
+
+    def task() -> None:
+        query = (
+            spark.readStream.format("rate-micro-batch")
+            .option("rowsPerBatch", 5)
+            .load()
+            .writeStream.foreachBatch(lambda frame, _: frame.write.mode("append").parquet(str(out)))
+            .trigger(availableNow=True)
+            .option("checkpointLocation", str(tmp_path / "checkpoint"))
+            .start()
+        )
+        query.awaitTermination()
+
+    _, result = run_captured(spark, task)
+    assert ("file", str(out)) in names(result.outputs)

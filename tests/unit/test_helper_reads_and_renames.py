@@ -1,0 +1,60 @@
+"""The pure passes over a task's executions before naming: an RDD helper job's folder named as the
+single files the task read (helper_reads), an ALTER read after its table was renamed (alter)."""
+
+from __future__ import annotations
+
+from lineage_operators.spark.alter import schema_from_renames
+from lineage_operators.spark.helper_reads import RDD_JOB, name_helper_reads
+from lineage_operators.spark.plan_facts import ExecutionFacts, RelationFacts, TableRef
+
+FILE = "file:/data/testdata.json"
+
+
+def _execution(name: str, inputs: tuple[str, ...] = (), outputs: tuple[str, ...] = ()) -> ExecutionFacts:
+    return ExecutionFacts(
+        name,
+        True,
+        inputs=[RelationFacts(location=i) for i in inputs],
+        outputs=[RelationFacts(location=o) for o in outputs],
+    )
+
+
+def test_an_inference_job_reads_the_file_the_sql_read() -> None:
+    executions = [_execution("command", (FILE,), ("file:/out",)), _execution(RDD_JOB, ("file:/data",))]
+    name_helper_reads(executions)
+    assert [r.location for r in executions[1].inputs] == [FILE]
+
+
+def test_rdd_jobs_that_write_or_read_elsewhere_keep_their_folders() -> None:
+    writes = _execution(RDD_JOB, ("file:/data",), ("file:/copy",))
+    other = _execution(RDD_JOB, ("file:/elsewhere",))
+    executions = [_execution("command", (FILE,)), writes, other]
+    name_helper_reads(executions)
+    assert [r.location for r in writes.inputs] == ["file:/data"]
+    assert [r.location for r in other.inputs] == ["file:/elsewhere"]
+
+
+def test_a_folder_read_by_sql_only_changes_nothing() -> None:
+    executions = [_execution("count", ("file:/data",)), _execution(RDD_JOB, ("file:/data",))]
+    name_helper_reads(executions)
+    assert [r.location for r in executions[1].inputs] == ["file:/data"]
+
+
+def test_alter_read_after_the_rename_takes_the_renamed_tables_schema() -> None:
+    altered = RelationFacts(location="file:/wh/t", table=TableRef("db", "t"), lifecycle="ALTER")
+    renamed = RelationFacts(
+        location="file:/wh/t2",
+        table=TableRef("db", "t2"),
+        schema_text='{"fields": ["a", "c"]}',
+        lifecycle="RENAME",
+        previous_table=TableRef(None, "t"),
+    )
+    unrelated = RelationFacts(table=TableRef("db", "u"), lifecycle="ALTER")
+    schema_from_renames(
+        [
+            ExecutionFacts("command", True, outputs=[altered, unrelated]),
+            ExecutionFacts("command", True, outputs=[renamed]),
+        ]
+    )
+    assert altered.schema_text == renamed.schema_text
+    assert unrelated.schema_text is None
