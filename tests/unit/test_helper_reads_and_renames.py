@@ -58,3 +58,16 @@ def test_alter_read_after_the_rename_takes_the_renamed_tables_schema() -> None:
     )
     assert altered.schema_text == renamed.schema_text
     assert unrelated.schema_text is None
+
+
+def test_the_inference_jobs_folder_hides_no_other_input_under_it() -> None:
+    """openlineage-spark's peer corpus: a JSON file and a Parquet folder beside it, both read, and the
+    JSON file's inference job over their common folder: the two inputs, not the folder."""
+    from lineage_operators.spark.resolve import NamingContext, resolve
+
+    executions = [
+        _execution(RDD_JOB, ("file:/src",)),
+        _execution("command", ("file:/src/events.json", "file:/src/orders_parquet"), ("file:/out",)),
+    ]
+    inputs, _, _ = resolve(executions, NamingContext())
+    assert sorted(d.name for d in inputs) == ["/src/events.json", "/src/orders_parquet"]

@@ -85,18 +85,3 @@ def test_a_file_inside_a_directory_read_by_the_task_is_that_directory() -> None:
         ("file", "/raw/ordersX/a.csv"),
     ]
 
-
-def _inputs(*relations: RelationFacts) -> list[str]:
-    inputs, _, _ = resolve([ExecutionFacts("collect", True, inputs=list(relations))], NamingContext())
-    return sorted(d.name for d in inputs)
-
-
-def test_a_bare_folder_from_a_schema_inference_job_hides_no_input_inside_it() -> None:
-    """A single JSON file's schema-inference job is named by the file's folder (a location, nothing
-    more): the file and the other inputs read from that folder stay, the bare folder goes."""
-    schema = '{"type":"struct","fields":[]}'
-    assert _inputs(
-        RelationFacts(location="file:/src"),
-        RelationFacts(location="file:/src/events.json", schema_text=schema, file_format="json"),
-        RelationFacts(location="file:/src/orders_parquet", schema_text=schema, file_format="parquet"),
-    ) == ["/src/events.json", "/src/orders_parquet"]

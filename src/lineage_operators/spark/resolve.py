@@ -268,28 +268,13 @@ def _fold_nested(accs: dict[DatasetName, _Acc]) -> None:
     Spark's own helper queries read single files of a directory the task reads (CSV header and
     schema inference scans the first file): by the single-file rule such a read would name the
     file, a second node for data that is part of the directory's dataset.
-
-    The other way round, a *bare* input (a location only: no schema, format or table, as Spark's
-    schema-inference jobs over a single file leave, named like openlineage-spark by the file's
-    folder) never swallows the described inputs inside it: it is the one dropped. Otherwise reading
-    ``/data/events.json`` would hide every other input under ``/data`` behind a folder the task
-    never read as a whole.
     """
     by_namespace: dict[str, list[str]] = {}
     for name in accs:
         by_namespace.setdefault(name.namespace, []).append(name.name.rstrip("/"))
-
-    def inside(name: DatasetName) -> list[str]:
-        inner = name.name.rstrip("/")
-        return [outer for outer in by_namespace[name.namespace] if outer and inner.startswith(outer + "/")]
-
-    bare = {n for n, acc in accs.items() if not (acc.schema_text or acc.file_format or acc.symlinks)}
-    holders = {DatasetName(n.namespace, outer) for n in accs if n not in bare for outer in inside(n)}
-    for name in holders & bare:
-        del accs[name]
-        by_namespace[name.namespace].remove(name.name.rstrip("/"))
     for name in list(accs):
-        if inside(name):
+        inner = name.name.rstrip("/")
+        if any(inner.startswith(outer + "/") for outer in by_namespace[name.namespace] if outer):
             del accs[name]
 
 
