@@ -84,4 +84,3 @@ def test_a_file_inside_a_directory_read_by_the_task_is_that_directory() -> None:
         ("file", "/raw/orders"),
         ("file", "/raw/ordersX/a.csv"),
     ]
-
