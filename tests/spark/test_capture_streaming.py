@@ -23,6 +23,22 @@ def source(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module", autouse=True)
+def no_callback_server_left(spark: Any) -> Iterator[None]:
+    """pyspark starts py4j's callback server for ``foreachBatch`` and never stops it: stopped after
+    this module when it was not running before, so later tests find the gateway as it was."""
+    from lineage_operators.spark import callback_server as listener
+
+    gateway = spark.sparkContext._gateway
+    was_running = gateway.__dict__.get("_callback_server") is not None
+    yield
+    server = gateway.__dict__.get("_callback_server")
+    if server is not None and not was_running:
+        listener._unblock_connections(server)
+        listener._shutdown_keeping_pool(server)
+        gateway.__dict__["_callback_server"] = None
+
+
 @pytest.fixture
 def stop_streams(spark: Any) -> Iterator[None]:
     """Whatever a test leaves running is stopped after it."""

@@ -71,3 +71,10 @@ def test_the_inference_jobs_folder_hides_no_other_input_under_it() -> None:
     ]
     inputs, _, _ = resolve(executions, NamingContext())
     assert sorted(d.name for d in inputs) == ["/src/events.json", "/src/orders_parquet"]
+
+
+def test_a_schema_merge_of_one_partition_adds_no_partition_to_what_was_read() -> None:
+    """A footer read of ``part=0`` names the table's folder; the query read ``part=1`` only."""
+    merge = _execution(RDD_JOB, ("file:/t/part=0",))
+    name_helper_reads([merge])
+    assert [r.location for r in merge.inputs] == ["file:/t"]

@@ -7,7 +7,8 @@ task's inputs then held the folder, which swallowed the file the SQL execution n
 (:func:`.resolve._fold_nested`): a single file read was reported as its folder. A job that wrote
 nothing (openlineage-spark sends no completion event for it) and whose folder holds a file an
 execution of the task read is taken to have read that file: the inference scans the relation's
-own files.
+own files. Parquet and ORC schema merges (footer reads, named by the folder of the file read) lose
+their partition directories, so that they add no partition to the ``subset`` of what was read.
 """
 
 from __future__ import annotations
@@ -35,16 +36,23 @@ def name_helper_reads(executions: list[Any]) -> None:
                 found = files.setdefault(_parent(rel.location), [])
                 if rel.location not in found:
                     found.append(rel.location)
-    if not files:
-        return
     for execution in executions:
         if execution.func_name != RDD_JOB or execution.outputs:
             continue
         inputs = []
         for rel in execution.inputs:
             read = files.get((rel.location or "").rstrip("/"))
-            inputs.extend([replace(rel, location=f) for f in read] if read else [rel])
+            inputs.extend([replace(rel, location=f) for f in read] if read else [_unpartitioned(rel)])
         execution.inputs = inputs
+
+
+def _unpartitioned(rel: Any) -> Any:
+    """A helper job's folder without its partition directories: a schema merge reads the footer of
+    one file of one partition, which says nothing of the partitions the task's query reads (no
+    ``subset`` location for it)."""
+    from lineage_operators.naming import trim_partitions
+
+    return replace(rel, location=trim_partitions(rel.location)) if rel.location else rel
 
 
 __all__ = ["RDD_JOB", "name_helper_reads"]

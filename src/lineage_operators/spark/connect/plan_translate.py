@@ -189,6 +189,8 @@ class _Translator:
             items = [rendered if rendered is not None else attr_json(attr) for attr, rendered in named]
             plan = node("Aggregate", [child], groupingExpressions=[], aggregateExpressions=items)
             return plan, [attr for attr, _ in named]
+        for collection in filter(None, map(_filtered_collection, terms)):
+            child = node("Filter", [child], condition=scope.render(collection))
         return self._projection(child, [pair for term in terms for pair in scope.named(term)])
 
     def _filter(self, rel: Any) -> tuple[Json, list[Attr]]:
@@ -415,6 +417,24 @@ def translate(
             raise
         raise Untranslatable(type(exc).__name__) from exc  # not the message: it may quote values
     return Translation(plan=plan, output=output, leaves=translator.leaves)
+
+
+#: Generators that yield no row for a null or empty collection: the classic analyzer makes a
+#: ``Generate`` of a projected one, under which Spark's optimizer infers a filter on the collection
+#: (the column lineage engine reports it as FILTER); a ``Filter`` on it here gives the same lineage.
+_ROW_DROPPING_GENERATORS = frozenset({"explode", "posexplode", "inline"})
+#: Collections built in the query itself: never null, so no filter is inferred.
+_COLLECTION_BUILDERS = frozenset({"array", "map", "create_map", "struct", "named_struct"})
+
+
+def _filtered_collection(term: Any) -> Any:
+    """The collection a projected row-dropping generator reads (its first argument), or None."""
+    while term[0] == "alias":
+        term = term[1]
+    if term[0] != "fn" or term[1] not in _ROW_DROPPING_GENERATORS or not term[2]:
+        return None
+    collection = term[2][0]
+    return None if collection[0] == "fn" and collection[1] in _COLLECTION_BUILDERS else collection
 
 
 __all__ = ["LeafSchema", "Translation", "Untranslatable", "translate"]

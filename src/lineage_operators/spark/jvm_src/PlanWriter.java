@@ -43,7 +43,7 @@ public class PlanWriter {
     private static final Set FIELDS = new HashSet(Arrays.asList(new String[] {
         "name", "exprId", "condition", "projectList", "output", "aggregateExpressions",
         "groupingExpressions", "windowExpressions", "order", "joinType", "exists", "generator",
-        "generatorOutput", "unrequiredChildIndex", "projections", "plan", "id", "cteId",
+        "generatorOutput", "unrequiredChildIndex", "outer", "projections", "plan", "id", "cteId",
         "outputAttrIds", "loopId", "isAll", "keys", "dataCols", "partitionCols", "e", "right",
         "replacement", "query",
         // MERGE INTO's MergeRows instructions (row-level writes, Spark 3.4+)
