@@ -239,20 +239,7 @@ def test_update_delete_merge_on_read(spark: Any, hadoop: Path) -> None:
     assert {(d.field, t.subtype) for d in facet.dataset for t in d.transformations} == {("id", "FILTER")}
 
 
-@pytest.mark.parametrize(
-    "catalog_name",
-    [
-        "ice",
-        pytest.param(
-            "spark_catalog",
-            # issue 37, open: through Iceberg's SparkSessionCatalog the RENAME COLUMN is sometimes read
-            # with the schema from before it (seen in a whole-suite run, not alone)
-            marks=pytest.mark.xfail(
-                reason="issue 37: schema before RENAME COLUMN, session catalog", strict=False
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("catalog_name", ["ice", "spark_catalog"])
 def test_alter_in_the_task_that_created_the_table(
     spark: Any, iceberg_warehouses: tuple[Path, Path], catalog_name: str
 ) -> None:

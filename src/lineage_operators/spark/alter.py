@@ -99,8 +99,9 @@ def is_alter(cls: str | None) -> bool:
 
 def alter_outputs(reader: CatalogOutputs, tools: JvmTools, plan: Any) -> list[RelationFacts]:
     """The altered table read back from its catalog, lifecycle ALTER; [] when ``plan`` is no ALTER."""
+    from lineage_operators.spark import iceberg
     from lineage_operators.spark.jvm import NONE
-    from lineage_operators.spark.plan_facts import TableRef
+    from lineage_operators.spark.plan_facts import RelationFacts, TableRef
 
     text = tools.cached("alter.table", _build_alter_fn).apply(plan)
     if not isinstance(text, str) or text == NONE or not text:
@@ -110,6 +111,10 @@ def alter_outputs(reader: CatalogOutputs, tools: JvmTools, plan: Any) -> list[Re
     if not name:
         return []
     if catalog in (None, _SESSION_CATALOG):
+        loaded = iceberg.load_table(reader._jss, tools, _SESSION_CATALOG, namespace, name)
+        if loaded is not None:  # Iceberg's SparkSessionCatalog: its v1 entry keeps the created schema
+            table = TableRef(namespace, name, _SESSION_CATALOG)
+            return [RelationFacts(table=table, lifecycle="ALTER", **loaded)]
         return _session_table(reader, TableRef(namespace, name))
     return reader.v2_table_output(catalog, namespace, name, "ALTER")
 
