@@ -57,17 +57,13 @@ spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 # openlineage-python, openlineage-sql, pyspark with its Connect client; the `connect` extra makes that
 # pyspark 4.0.0, the `spark` extra's own bound 3.5.0 is `make test-lowest-spark`): proves the declared lower bounds
 # (README's "Supported versions") really produce lineage. Part of `make test`, so CI runs it.
-# Its tests, to stay a few minutes long: every system test (Airflow, the provider, openlineage-python and
-# pyspark end to end, classic and Connect) and the Spark tests of the version-dependent JVM-facing code
-# (plan reading, query attribution by queryId, column lineage of writes, the Connect client internals).
-# Left to `make test` (newest versions): the tests that run in the other environments (`.[spark]`-only,
-# Airflow's Spark provider; both built from the newest versions), the browser view, and the Spark tests
-# that run more plan shapes through the same code. `make test-lowest LOWEST_TESTS="tests/spark tests/system"`
-# runs everything. Spark tests first, as in `make test`: their shared session must be the first one of the
-# process (tests/spark/conftest.py).
-LOWEST_TESTS ?= tests/spark/test_capture_files.py tests/spark/test_capture_lifecycle.py \
-	tests/spark/test_capture_tables.py tests/spark/test_column_lineage_writes.py tests/spark/test_connect_capture.py \
-	tests/system --ignore=tests/system/test_without_openlineage.py --ignore=tests/system/test_lineage_view.py \
+# Its tests: every system test (Airflow, the provider, openlineage-python and pyspark end to end, classic and
+# Connect). They are also Spark 4.0's system tests: `make test-spark-4.0` runs that line's Spark tests only
+# (SYSTEM_TESTS_ELSEWHERE), so each line runs each test once. Left to `make test` (newest versions): the tests
+# that run in the other environments (`.[spark]`-only, Airflow's Spark provider; both built from the newest
+# versions) and the browser view. `make test-lowest LOWEST_TESTS="tests/spark tests/system"` runs everything
+# (Spark tests first, as in `make test`: their shared session must be the first one of the process).
+LOWEST_TESTS ?= tests/system --ignore=tests/system/test_without_openlineage.py --ignore=tests/system/test_lineage_view.py \
 	--deselect=tests/system/test_unmodified_tasks_cli.py::test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider
 
 $(LOWEST_VENV)/.installed: pyproject.toml $(VENV)/.installed
@@ -89,12 +85,14 @@ test-lowest: $(LOWEST_VENV)/.installed services
 # Spark tests of the JVM-facing capture code (plan reading, commands, catalog tables, JDBC and RDD jobs,
 # statistics, attribution, threads, the compiled Java classes, the execution queue and its per-line settling,
 # column lineage of writes), the example DAGs' golden files and mixed tasks in one process
-# (tests/system/test_one_process.py). The Connect lines run them with the Connect tests among them
-# (CONNECT_LINE_TESTS; Spark tests before system tests, as the shared session must be the process's
+# (tests/system/test_one_process.py). The Connect lines add the Connect tests (CONNECT_SPARK_TESTS and
+# CONNECT_SYSTEM_TESTS; Spark tests before system tests, as the shared session must be the process's
 # first): the client internals the interceptor uses, the classic/Connect parity of datasets and of
 # DataFrame column lineage (the Relation protobufs the client sends), and the operator and an unmodified task
 # on a Connect server: about a minute more per line, all of them kept. The newest line
-# runs them in `make test`; 4.0.0 in `make test-lowest` (below). `make test-spark-3.5` runs one line.
+# runs them in `make test`. On SYSTEM_TESTS_ELSEWHERE the line's system tests run in the lower-bound environment of
+# the same line instead (3.5.0 in `make test-lowest-spark`, 4.0.0 in `make test-lowest`), so that no line runs the
+# same test twice; `make test-spark-3.5 SYSTEM_TESTS_ELSEWHERE=` runs them all on one line.
 # Per-line expectations are explicit in tests/support/spark_lines.py.
 SPARK_LINES := 3.5 4.0 4.1
 CONNECT_LINES := 4.0 4.1
@@ -108,11 +106,12 @@ LINE_TESTS ?= $(LINE_SPARK_TESTS) $(LINE_SYSTEM_TESTS)
 CONNECT_SPARK_TESTS ?= tests/spark/test_connect_capture.py tests/spark/test_connect_parity.py \
 	tests/spark/test_connect_column_lineage.py
 CONNECT_SYSTEM_TESTS ?= tests/system/test_connect_lineage.py tests/system/test_unmodified_connect.py
-CONNECT_LINE_TESTS ?= $(LINE_SPARK_TESTS) $(CONNECT_SPARK_TESTS) $(LINE_SYSTEM_TESTS) $(CONNECT_SYSTEM_TESTS)
+SYSTEM_TESTS_ELSEWHERE ?= 3.5 4.0
 comma := ,
 is_connect_line = $(filter $(1),$(CONNECT_LINES))
 line_extras = spark$(comma)openlineage$(if $(call is_connect_line,$(1)),$(comma)connect)
-line_tests = $(if $(call is_connect_line,$(1)),$(CONNECT_LINE_TESTS),$(LINE_TESTS))
+line_tests = $(LINE_SPARK_TESTS) $(if $(call is_connect_line,$(1)),$(CONNECT_SPARK_TESTS)) \
+	$(if $(filter $(1),$(SYSTEM_TESTS_ELSEWHERE)),,$(LINE_SYSTEM_TESTS) $(if $(call is_connect_line,$(1)),$(CONNECT_SYSTEM_TESTS)))
 
 .venv-spark-%/.installed: pyproject.toml $(VENV)/.installed
 	@test -x .venv-spark-$*/bin/python || $(UV) venv --quiet --python $(PY) .venv-spark-$*
@@ -129,7 +128,8 @@ test-spark-lines: $(addprefix test-spark-,$(SPARK_LINES))
 .PRECIOUS: .venv-spark-%/.installed
 
 # The lower bound of the `spark` extra alone (pyspark 3.5.0, with the lowest Airflow, providers and
-# openlineage-python): `make test-lowest` cannot show it, as the `connect` extra lifts pyspark to 4.0.0.
+# openlineage-python): `make test-lowest` cannot show it, as the `connect` extra lifts pyspark to 4.0.0. It runs
+# Spark 3.5's system tests (LINE_SYSTEM_TESTS); the line's Spark tests run on the newest 3.5 (`make test-spark-3.5`).
 $(LOWEST_SPARK_VENV)/.installed: pyproject.toml $(VENV)/.installed
 	@rm -rf $(LOWEST_SPARK_VENV)
 	$(UV) venv --quiet --python $(PY) $(LOWEST_SPARK_VENV)
@@ -140,7 +140,7 @@ $(LOWEST_SPARK_VENV)/.installed: pyproject.toml $(VENV)/.installed
 
 test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed services
 	$(UV) pip list --python $(LOWEST_SPARK_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-openlineage |openlineage-python |pyspark )"
-	$(SPEC_ENV) $(LOWEST_SPARK_VENV)/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_TESTS)
+	$(SPEC_ENV) $(LOWEST_SPARK_VENV)/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_SYSTEM_TESTS)
 
 # Apache Iceberg (its Spark runtime on the registry is for Spark 3.5 only): the jars are fetched and the
 # relocated Jackson jar built once into ~/.cache/lineage-operators/iceberg (test-only, never a dependency),
