@@ -142,12 +142,15 @@ test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed services
 	$(UV) pip list --python $(LOWEST_SPARK_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-openlineage |openlineage-python |pyspark )"
 	$(SPEC_ENV) $(LOWEST_SPARK_VENV)/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_SYSTEM_TESTS)
 
-# Apache Iceberg (its Spark runtime on the registry is for Spark 3.5 only): the jars are fetched and the
-# relocated Jackson jar built once into ~/.cache/lineage-operators/iceberg (test-only, never a dependency),
-# then tests/iceberg runs in a pytest process of its own: the jars must be on the classpath when its JVM starts.
-test-iceberg: .venv-spark-3.5/.installed services
-	$(PY) -m tests.support.iceberg_jars
-	$(SPEC_ENV) .venv-spark-3.5/bin/python -m pytest -p no:cacheprovider --durations=5 tests/iceberg
+# Apache Iceberg on every Spark line it publishes a runtime for (ICEBERG_LINES): its official runtime jar, pinned and
+# verified, fetched with mvn into ~/.cache/lineage-operators/maven (tests/support/maven_jars.py, test-only), then
+# tests/iceberg runs in a pytest process of its own per line: the jar must be on the classpath when its JVM starts.
+ICEBERG_LINES := 3.5 4.0 4.1
+
+test-iceberg-%: .venv-spark-%/.installed services
+	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 tests/iceberg
+
+test-iceberg: $(addprefix test-iceberg-,$(ICEBERG_LINES))
 
 # openlineage-spark (the peer) beside our capture on the corpus of tests/peer, in a pytest process of its own per
 # Spark line (the jar's listener is set when the JVM starts). The jar is fetched with mvn, pinned and verified, into
@@ -178,7 +181,7 @@ demo: setup
 
 test: setup spark-only-env spark-provider-env services
 	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
-	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --ignore=tests/peer
+	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --durations=15 --ignore=tests/peer
 	$(MAKE) test-peer
 	$(MAKE) test-lowest
 	$(MAKE) test-lowest-spark

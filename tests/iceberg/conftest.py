@@ -1,11 +1,12 @@
-"""One pyspark 3.5 session with Apache Iceberg for the tests of this directory (own pytest process).
+"""One Spark session with Apache Iceberg for the tests of this directory (own pytest process).
 
-The Iceberg jars must be on the classpath when the JVM starts, and the Spark tests' shared session
-(tests/spark/conftest.py) starts it without them: run this directory in a pytest process of its
-own, e.g. ``python -m pytest tests/iceberg`` in the pyspark 3.5 environment (``make test-iceberg``).
-Skips, with the reason, on a Spark line without an Iceberg runtime here (4.x), when a session
-without the jars started the JVM first, or when the jars cannot be fetched. The system test
-(test_airflow_dag.py) runs first: its operator starts the JVM with the jars of its own conf.
+Iceberg's official Spark runtime of the session's Spark line (3.5, 4.0, 4.1: tests/support/maven_jars.py
+fetches it, pinned and verified) must be on the classpath when the JVM starts, and the Spark tests'
+shared session (tests/spark/conftest.py) starts it without it: run this directory in a pytest process
+of its own per line (``make test-iceberg``). Skips, with the reason, on a Spark line Iceberg publishes no
+runtime for, or when a session without the jar started the JVM first; a jar that cannot be fetched or
+does not verify fails the tests (no silent skip in CI). The system test (test_airflow_dag.py) runs
+first: its operator starts the JVM with the jar of its own conf.
 """
 
 from __future__ import annotations
@@ -24,11 +25,6 @@ CATALOG = "ice"
 ICEBERG_CATALOG = "org.apache.iceberg.spark.SparkCatalog"
 
 
-def iceberg_jars_for(spark_version: str) -> bool:
-    """Whether an Iceberg Spark runtime for this Spark line is available to the tests (3.5 only)."""
-    return spark_version.split(".")[:2] == ["3", "5"]
-
-
 @pytest.fixture(scope="session")
 def iceberg_warehouses(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(the Hadoop catalog's warehouse, the session catalog's Iceberg warehouse)."""
@@ -38,17 +34,18 @@ def iceberg_warehouses(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, 
 
 @pytest.fixture(scope="session")
 def iceberg_jars() -> list[Path]:
-    """[runtime jar, relocated Jackson jar]; skips on a Spark line without an Iceberg runtime here."""
+    """[the Iceberg runtime of this Spark line]; skips on a line Iceberg publishes no runtime for."""
     import pyspark
 
-    if not iceberg_jars_for(pyspark.__version__):
-        pytest.skip(f"no Apache Iceberg Spark runtime for pyspark {pyspark.__version__} here (3.5 only)")
-    from tests.support.iceberg_jars import ensure_jars
+    from tests.support.maven_jars import JarUnavailable, fetch, iceberg_runtime_name
 
+    name = iceberg_runtime_name(pyspark.__version__)
+    if name is None:
+        pytest.skip(f"Apache Iceberg publishes no Spark runtime for pyspark {pyspark.__version__}")
     try:
-        return ensure_jars()
-    except Exception as exc:  # offline, registry unreachable
-        pytest.skip(f"Iceberg jars unavailable: {exc}")
+        return [fetch(name)]
+    except JarUnavailable as exc:
+        pytest.fail(f"the pinned Iceberg runtime is unavailable: {exc}")
 
 
 def _jvm_lacks_iceberg() -> bool:

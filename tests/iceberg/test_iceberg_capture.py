@@ -1,5 +1,6 @@
-"""Capture of Iceberg tables (pyspark 3.5): every write and read openlineage-spark's Iceberg support
-covers, through a Hadoop catalog (``ice``) and Iceberg's ``SparkSessionCatalog`` (``spark_catalog``).
+"""Capture of Iceberg tables (every line with an Iceberg runtime): every write and read
+openlineage-spark's Iceberg support covers, through a Hadoop catalog (``ice``) and Iceberg's
+``SparkSessionCatalog`` (``spark_catalog``).
 
 Each dataset is named from the table's location, has the catalog's ``TABLE`` symlink, ``storage``
 ``iceberg``/``parquet`` and, as ``datasetVersion``, the snapshot id Iceberg's ``snapshots`` table

@@ -1,4 +1,4 @@
-"""spark/iceberg.py against real Iceberg tables on pyspark 3.5: the JVM reading alone, without capture."""
+"""spark/iceberg.py against real Iceberg tables: the JVM reading alone, without capture."""
 
 from __future__ import annotations
 

@@ -58,6 +58,30 @@ PINNED: dict[str, Artifact] = {
     ),
 }
 
+#: Apache Iceberg's official Spark runtimes (self-contained jars): one per Spark line it supports. 1.11.0
+#: is the newest release served here; none exists for Spark 4.2 or newer yet.
+ICEBERG_VERSION = "1.11.0"
+ICEBERG_RUNTIMES = {
+    "3.5": (
+        "iceberg-spark-runtime-3.5_2.12",
+        "94b8e36fc329f0293d44ba9e01b784a56e9501affec1842d898144c51f6e486a",
+    ),
+    "4.0": (
+        "iceberg-spark-runtime-4.0_2.13",
+        "63c3b812549dc232c1920865ff42436df8604a9bbacd693930985c06bd97e6dc",
+    ),
+    "4.1": (
+        "iceberg-spark-runtime-4.1_2.13",
+        "d6ea6c5d099288daeb7d5a92061bd3d7d8f296492632b42378e5f2f0e3066242",
+    ),
+}
+PINNED.update(
+    {
+        f"iceberg-{line}": Artifact("org.apache.iceberg", artifact, ICEBERG_VERSION, sha256)
+        for line, (artifact, sha256) in ICEBERG_RUNTIMES.items()
+    }
+)
+
 
 class JarUnavailable(RuntimeError):
     """A pinned jar could not be fetched or did not verify: the message says which and why."""
@@ -79,6 +103,17 @@ def openlineage_spark_jar_name(spark_version: str) -> str:
     """The pinned peer jar for a Spark version: Scala 2.12 before Spark 4, 2.13 from 4."""
     major = int(spark_version.split(".", maxsplit=1)[0])
     return "openlineage-spark-2.12" if major < 4 else "openlineage-spark-2.13"
+
+
+def spark_line(spark_version: str) -> str:
+    """``"4.0"`` for ``"4.0.1"``."""
+    return ".".join(spark_version.split(".")[:2])
+
+
+def iceberg_runtime_name(spark_version: str) -> str | None:
+    """The pinned Iceberg runtime for a Spark version, or None where Iceberg publishes none."""
+    line = spark_line(spark_version)
+    return f"iceberg-{line}" if line in ICEBERG_RUNTIMES else None
 
 
 def fetch(name: str) -> Path:

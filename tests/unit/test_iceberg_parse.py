@@ -6,6 +6,7 @@ import pytest
 
 from lineage_operators.spark.iceberg import (
     TableFacts,
+    current_snapshot,
     file_format,
     parse_added,
     parse_snapshot,
@@ -47,6 +48,20 @@ def test_parse_snapshot(field: str | None, expected: str | None) -> None:
 )
 def test_written_counts(field: str | None, expected: tuple[int | None, ...] | None) -> None:
     assert written_counts(field) == expected
+
+
+@pytest.mark.parametrize(
+    ("field", "expected"),
+    [
+        (f"11{CTSEP}12{CTSEP}1,2,3", "12"),  # pinned at 11 when loaded, 12 after the write (Spark 4.1)
+        (f"{NONE}{CTSEP}12", "12"),
+        (f"11{CTSEP}{NONE}", None),
+        ("11", None),
+        (None, None),
+    ],
+)
+def test_current_snapshot_is_the_one_a_write_made(field: str | None, expected: str | None) -> None:
+    assert current_snapshot(field) == expected
 
 
 def test_parse_added_takes_three_counts() -> None:

@@ -83,6 +83,13 @@ def parse_added(text: str | None) -> Counts | None:
     return counts if any(v is not None for v in counts) else None
 
 
+def current_snapshot(field: str | None) -> str | None:
+    """The second part of :func:`snapshot_field`: the table's current snapshot, the one a write made
+    (Iceberg for Spark 4.1 pins the snapshot the write's relation was loaded at as its time travel)."""
+    parts = field.split(CTSEP) if field else []
+    return parts[1] if len(parts) > 1 and parts[1].lstrip("-").isdigit() else None
+
+
 def written_counts(field: str | None) -> Counts | None:
     """The third part of :func:`snapshot_field` (the current snapshot's added counts)."""
     parts = field.split(CTSEP) if field else []
@@ -251,6 +258,7 @@ __all__ = [
     "TableFacts",
     "catalog_conf",
     "catalog_extras",
+    "current_snapshot",
     "load_table",
     "parse_added",
     "parse_snapshot",

@@ -384,7 +384,9 @@ class CommandOutputs(InputReading, CatalogOutputs):
 
 def _with_written(rel: RelationFacts) -> RelationFacts:
     """An output whose table reports what its write added (an Iceberg snapshot): those counts are
-    its statistics, as Spark has no write metrics for V2 writes."""
+    its statistics, as Spark has no write metrics for V2 writes; its version is the snapshot made."""
     if rel.written is not None:
         rel.rows, rel.size, rel.files = rel.written
+    if rel.written_version is not None:
+        rel.version = rel.written_version
     return rel

@@ -49,6 +49,7 @@ class RelationFacts:
     catalog_facts: Any = None  # the table's catalog facet values (Iceberg: spark/iceberg_catalogs.py)
     #: rows, bytes, files the table's current snapshot added (Iceberg): its statistics as an output
     written: tuple[int | None, int | None, int | None] | None = None
+    written_version: str | None = None  # the table's current snapshot: the version it has as an output
 
 
 @dataclass

@@ -263,8 +263,10 @@ class InputReading:
             extras = iceberg.relation_extras(self._jss, _at(v2, 2), _at(v2, 7), ref)
             version = extras.get("version")
             written = iceberg.written_counts(_at(v2, 7)) if version else None
+            current = iceberg.current_snapshot(_at(v2, 7)) if version else None
             for rel in facts:
                 rel.version, rel.symlink, rel.written = version, extras.get("symlink"), written
+                rel.written_version = current
                 rel.catalog_facts = extras.get("catalog_facts")
             return facts
         return []

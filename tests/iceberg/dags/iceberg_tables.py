@@ -1,4 +1,4 @@
-"""Two operator tasks over Iceberg tables of a Hadoop catalog (pyspark 3.5 + the Iceberg runtime):
+"""Two operator tasks over Iceberg tables of a Hadoop catalog (pyspark + the Iceberg runtime of its line):
 ``load`` creates and fills ``ice.shop.orders``; ``summarize`` reads it and writes
 ``ice.shop.totals`` with CTAS. Jars and warehouse come from the environment the test sets."""
 
