@@ -53,6 +53,10 @@ def test_importtime_confirms_no_heavy_module():
     assert [m for m in imported if m.startswith(HEAVY_PREFIXES)] == []
 
 
+def test_the_data_quality_checks_a_dag_file_imports_load_nothing_heavy():
+    assert heavy_modules("from lineage_operators.quality import DataQuality, not_null, unique") == set()
+
+
 def test_the_capture_plugin_and_provider_info_load_nothing_heavy():
     assert heavy_modules("import lineage_operators.plugin, lineage_operators.provider_info") <= heavy_modules(
         "from airflow.providers.standard.operators.python import PythonOperator"
