@@ -1,0 +1,130 @@
+"""Declared checks evaluated while a real Spark write runs (lineage_operators.quality.observe): the
+values each check sees equal what Spark computes independently, the write runs no extra job, its
+configuration is kept, and writes the checks do not name (or made after the task) run untouched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lineage_operators.quality import DataQuality, between, expression, in_set, not_null, row_count, unique
+from lineage_operators.quality.observe import checking
+
+
+@pytest.fixture(scope="module")
+def orders(spark: Any) -> Any:
+    rows = [
+        (i, float(i % 50) if i % 7 else None, "new" if i % 3 else "old", f"c{i % 10}") for i in range(1, 301)
+    ]
+    return spark.createDataFrame(rows, "id INT, amount DOUBLE, status STRING, customer STRING")
+
+
+def _jobs(spark: Any, group: str, action: Any) -> int:
+    sc = spark.sparkContext
+    sc.setJobGroup(group, group)
+    try:
+        action()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    return len(sc.statusTracker().getJobIdsForGroup(group))
+
+
+def test_checks_see_what_spark_computes_and_cost_no_job(spark: Any, orders: Any, tmp_path: Path) -> None:
+    target = tmp_path / "checked"
+    checks = [
+        not_null("amount"),
+        unique("id"),
+        unique("customer"),
+        between("amount", 0, 40),
+        in_set("status", ["new"]),
+        row_count(min=1, max=1000),
+        expression("id > 0", name="positive_id"),
+    ]
+    spec = DataQuality({str(target): checks})
+    with checking(spec) as run:
+        checked_jobs = _jobs(spark, "checked", lambda: orders.write.mode("overwrite").parquet(str(target)))
+    plain_jobs = _jobs(
+        spark, "plain", lambda: orders.write.mode("overwrite").parquet(str(tmp_path / "plain"))
+    )
+    assert run is not None
+    assert checked_jobs == plain_jobs  # the aggregates ride on the write's own job
+    (write,) = run.writes
+    assert write.dataset == str(target)
+    nulls = orders.filter("amount IS NULL").count()
+    wrong_status = orders.filter("status <> 'new'").count()
+    stats = orders.selectExpr("min(amount) AS lo", "max(amount) AS hi").first()
+    assert write.observed["rowCount"] == orders.count() == 300
+    assert write.observed["amount.nullCount"] == nulls > 0
+    assert (write.observed["amount.min"], write.observed["amount.max"]) == (stats.lo, stats.hi)
+    assert write.observed["in_set_status.failures"] == wrong_status > 0
+    verdicts = {v.check.name: (v.status, v.actual) for v in write.verdicts}
+    assert verdicts == {
+        "not_null_amount": ("fail", str(nulls)),
+        "unique_id": ("pass", f"{write.observed['id.distinctCount']} distinct of 300"),
+        "unique_customer": ("fail", f"{write.observed['customer.distinctCount']} distinct of 300"),
+        "between_amount": ("fail", f"min {stats.lo}, max {stats.hi}"),
+        "in_set_status": ("fail", str(wrong_status)),
+        "row_count": ("pass", "300"),
+        "positive_id": ("pass", "0"),
+    }
+    assert spark.read.parquet(str(target)).count() == 300  # the data was written as asked
+
+
+def test_the_writers_configuration_is_kept(spark: Any, orders: Any, tmp_path: Path) -> None:
+    target = tmp_path / "by_status"
+    with checking(DataQuality({f"file:{target}": [row_count(min=1)]})) as run:
+        (
+            orders.write.format("json")
+            .mode("overwrite")
+            .partitionBy("status")
+            .option("compression", "gzip")
+            .save(str(target))
+        )
+    assert run is not None
+    assert [w.verdicts[0].status for w in run.writes] == ["pass"]
+    assert sorted(p.name for p in target.iterdir() if p.is_dir()) == ["status=new", "status=old"]
+    assert all(f.name.endswith(".json.gz") for f in (target / "status=new").glob("part-*"))
+
+
+def test_tables_are_matched_by_name(spark: Any, orders: Any) -> None:
+    spark.sql("DROP TABLE IF EXISTS quality_orders")
+    try:
+        with checking(DataQuality({"default.quality_orders": [not_null("id")]})) as run:
+            orders.write.saveAsTable("quality_orders")
+            orders.write.insertInto("quality_orders")
+        assert run is not None
+        assert [(w.target, w.observed["rowCount"], w.verdicts[0].status) for w in run.writes] == [
+            ("quality_orders", 300, "pass"),
+            ("quality_orders", 300, "pass"),
+        ]
+    finally:
+        spark.sql("DROP TABLE IF EXISTS quality_orders")
+
+
+def test_unchecked_writes_and_writes_after_the_task_run_untouched(
+    spark: Any, orders: Any, tmp_path: Path
+) -> None:
+    checked = tmp_path / "checked"
+    with checking(DataQuality({str(checked): [row_count(min=1)]})) as run:
+        orders.write.parquet(str(tmp_path / "other"))
+    orders.write.parquet(str(checked))  # after the task: the patch no longer acts
+    assert run is not None
+    assert run.writes == []
+
+
+def test_checks_over_spark_connect(connect_spark: Any, tmp_path: Path) -> None:
+    """The same checks on a Connect session's write (Spark 4.x): the server computes them."""
+    frame = connect_spark.range(0, 100).selectExpr("id", "IF(id % 10 = 0, NULL, id) AS v")
+    target = tmp_path / "connect"
+    with checking(DataQuality({str(target): [not_null("v"), between("id", 0, 99)]})) as run:
+        frame.write.format("parquet").mode("overwrite").save(str(target))
+    assert run is not None
+    (write,) = run.writes
+    assert (write.observed["rowCount"], write.observed["v.nullCount"]) == (100, 10)
+    assert [(v.check.name, v.status) for v in write.verdicts] == [
+        ("not_null_v", "fail"),
+        ("between_id", "pass"),
+    ]
+    assert connect_spark.read.parquet(str(target)).count() == 100
