@@ -107,14 +107,15 @@ def same_target(kind: str, target: str, dataset: str) -> bool:
     """Whether a write's target is the dataset a check names: paths compared absolute and without a
     ``file:`` scheme, tables by their trailing name parts (``orders`` matches ``db.orders``)."""
     if kind == "path":
-        return _path(target) == _path(dataset)
+        return normalized_path(target) == normalized_path(dataset)
     wanted = [p.strip("`").lower() for p in dataset.split(".")]
     given = [p.strip("`").lower() for p in target.split(".")]
     shorter = min(len(wanted), len(given))
     return "/" not in dataset and wanted[-shorter:] == given[-shorter:]
 
 
-def _path(text: str) -> str:
+def normalized_path(text: str) -> str:
+    """An absolute path without ``file:`` (a URI with another scheme as is, without a trailing slash)."""
     value = text.strip()
     if value.startswith("file:"):
         value = value[len("file:") :]
@@ -274,4 +275,4 @@ def _log_verdicts(dataset: str, verdicts: list[Verdict]) -> None:
         log.info("data quality: %s passed %d check(s)", dataset, len(verdicts))
 
 
-__all__ = ["CheckedWrite", "QualityRun", "checking", "same_target"]
+__all__ = ["CheckedWrite", "QualityRun", "checking", "normalized_path", "same_target"]

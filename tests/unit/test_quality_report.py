@@ -1,0 +1,68 @@
+"""A task's checked writes recorded into its lineage, and the error on_failure="fail" raises."""
+
+from __future__ import annotations
+
+import pytest
+
+from lineage_operators.model import LineageDataset
+from lineage_operators.quality import DataQuality, not_null, row_count
+from lineage_operators.quality.observe import CheckedWrite, QualityRun
+from lineage_operators.quality.report import DataQualityError, raise_if_failed, record_quality
+from lineage_operators.recorder import LineageRecorder
+
+pytest.importorskip("openlineage.client")
+
+
+def _run(on_failure: str, target: str, observed: dict[str, int]) -> QualityRun:
+    checks = (not_null("id"), row_count(min=1))
+    run = QualityRun(DataQuality({target: checks}, on_failure=on_failure))
+    run.writes.append(CheckedWrite(target, target, observed, [c.evaluate(observed) for c in checks]))
+    return run
+
+
+def test_a_path_write_gets_metrics_on_its_captured_output_and_the_run_a_test_facet() -> None:
+    recorder = LineageRecorder("dag.task")
+    recorder.add_output(LineageDataset("file", "/data/orders", {"schema": "captured"}))
+    record_quality(recorder, _run("report", "file:///data/orders/", {"rowCount": 5, "id.nullCount": 2}))
+    (output,) = recorder.outputs
+    assert output.facets["schema"] == "captured"  # the capture's facets stay
+    metrics = output.facets["dataQualityMetrics"]
+    assert (metrics.rowCount, metrics.columnMetrics["id"].nullCount) == (5, 2)
+    tests = recorder.run_facets["test"].tests
+    assert [(t.name, t.status, t.severity) for t in tests] == [
+        ("not_null_id", "fail", "warn"),
+        ("row_count", "pass", "warn"),
+    ]
+
+
+def test_a_table_write_is_found_by_its_symlink() -> None:
+    from openlineage.client.facet_v2 import symlinks_dataset
+
+    symlinks = symlinks_dataset.SymlinksDatasetFacet(
+        identifiers=[symlinks_dataset.Identifier(namespace="file:/wh", name="shop.orders", type="TABLE")]
+    )
+    recorder = LineageRecorder("dag.task")
+    recorder.add_output(LineageDataset("file", "/wh/shop.db/orders", {"symlinks": symlinks}))
+    record_quality(recorder, _run("fail", "orders", {"rowCount": 3, "id.nullCount": 0}))
+    (output,) = recorder.outputs
+    assert output.facets["dataQualityMetrics"].rowCount == 3
+    assert {t.severity for t in recorder.run_facets["test"].tests} == {"error"}
+
+
+def test_a_write_the_capture_did_not_report_is_added_under_its_path() -> None:
+    recorder = LineageRecorder("dag.task")
+    record_quality(recorder, _run("report", "/data/new", {"rowCount": 1, "id.nullCount": 0}))
+    assert [(d.namespace, d.name) for d in recorder.outputs] == [("file", "/data/new")]
+
+
+def test_only_on_failure_fail_fails_the_task_and_the_error_lists_the_checks() -> None:
+    raise_if_failed(_run("report", "/d", {"rowCount": 0, "id.nullCount": 1}))
+    raise_if_failed(_run("fail", "/d", {"rowCount": 4, "id.nullCount": 0}))
+    raise_if_failed(None)
+    with pytest.raises(DataQualityError) as raised:
+        raise_if_failed(_run("fail", "/d", {"rowCount": 0, "id.nullCount": 1}))
+    assert str(raised.value) == (
+        "2 data-quality check(s) failed:\n"
+        "  /d: not_null_id (expected 0, got 1)\n"
+        "  /d: row_count (expected >= 1, got 0)"
+    )
