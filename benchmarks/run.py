@@ -38,6 +38,7 @@ from benchmarks import (  # noqa: E402
     parse_cost,
     plugin_overhead,
     profiling,
+    quality_checks,
     results,
     task_overhead,
     three_sides_run,
@@ -55,6 +56,7 @@ IN_PROCESS = (
     "connect_overhead",
     "many_tiny_actions",
     "many_tiny_actions_500",
+    "quality_checks",
 )
 BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "task_overhead": task_overhead.run,
@@ -67,6 +69,7 @@ BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "many_tiny_actions": many_tiny_actions.run,
     "fresh_process": fresh_process.run,
     "many_tiny_actions_500": many_tiny_actions.run_500,
+    "quality_checks": quality_checks.run,
     **three_sides_run.BENCHMARKS,
 }
 #: Run only when named with ``--only`` (long variants of a default benchmark; the three-side

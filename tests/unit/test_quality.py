@@ -29,7 +29,7 @@ from lineage_operators.quality.checks import UNIQUE_RSD, quote_column, sql_liter
     [
         (
             not_null("amount"),
-            {"rowCount": "count(1)", "amount.nullCount": "sum(CASE WHEN `amount` IS NULL THEN 1 ELSE 0 END)"},
+            {"rowCount": "count(1)", "amount.count": "count(`amount`)"},
         ),
         (
             unique("id"),
@@ -39,14 +39,14 @@ from lineage_operators.quality.checks import UNIQUE_RSD, quote_column, sql_liter
         (
             in_set("status", ["new", "it's"]),
             {
-                "in_set_status.failures": "sum(CASE WHEN `status` IS NOT NULL AND `status` NOT IN "
-                "('new', 'it\\'s') THEN 1 ELSE 0 END)"
+                "in_set_status.failures": "count_if(`status` IS NOT NULL AND `status` NOT IN "
+                "('new', 'it\\'s'))"
             },
         ),
         (row_count(min=1), {"rowCount": "count(1)"}),
         (
             expression("amount >= 0", name="positive"),
-            {"positive.failures": "sum(CASE WHEN NOT (amount >= 0) THEN 1 ELSE 0 END)"},
+            {"positive.failures": "count_if(NOT (amount >= 0))"},
         ),
     ],
 )
@@ -56,7 +56,7 @@ def test_each_check_compiles_to_named_aggregates(check: Any, aggregates: dict[st
 
 def test_checks_of_a_dataset_share_their_aggregates() -> None:
     merged = observation_aggregates([not_null("a"), not_null("b"), row_count(max=5)])
-    assert list(merged) == ["rowCount", "a.nullCount", "b.nullCount"]
+    assert list(merged) == ["rowCount", "a.count", "b.count"]
 
 
 @pytest.mark.parametrize(
@@ -81,9 +81,9 @@ def test_sql_literal(value: Any, literal: str) -> None:
 @pytest.mark.parametrize(
     ("check", "observed", "status", "actual"),
     [
-        (not_null("a"), {"rowCount": 3, "a.nullCount": 0}, "pass", "0"),
-        (not_null("a"), {"rowCount": 3, "a.nullCount": 2}, "fail", "2"),
-        (not_null("a"), {"rowCount": 0, "a.nullCount": None}, "pass", "0"),  # a sum over no row
+        (not_null("a"), {"rowCount": 3, "a.count": 3}, "pass", "0"),
+        (not_null("a"), {"rowCount": 3, "a.count": 1}, "fail", "2"),
+        (not_null("a"), {"rowCount": 0, "a.count": 0}, "pass", "0"),
         (not_null("a"), {"rowCount": 3}, "skip", None),
         (unique("id"), {"id.count": 1000, "id.distinctCount": 985}, "pass", "985 distinct of 1000"),
         (unique("id"), {"id.count": 1000, "id.distinctCount": 500}, "fail", "500 distinct of 1000"),
@@ -173,6 +173,12 @@ def test_data_quality_spec_normalizes() -> None:
 # -- the metric naming convention ----------------------------------------------------------------
 
 
+def test_a_columns_nulls_are_its_rows_minus_its_values_unless_observed() -> None:
+    metrics, _ = dataset_metrics({"rowCount": 10, "a.count": 7, "b.count": 9, "b.nullCount": 0})
+    assert metrics.columns == {"a": {"count": 7, "nullCount": 3}, "b": {"count": 9, "nullCount": 0}}
+    assert dataset_metrics({"a.count": 7})[0].columns == {"a": {"count": 7}}  # no rowCount: no nulls
+
+
 def test_metric_names_map_to_the_facet_fields() -> None:
     metrics, dropped = dataset_metrics(
         {
@@ -196,7 +202,7 @@ def test_metric_names_map_to_the_facet_fields() -> None:
     assert metrics.columns == {
         "amount": {"nullCount": 1, "min": 0.5, "max": 99.5, "sum": 120, "quantiles": {"0.5": 7.0}},
         "customer.address": {"distinctCount": 4},
-        "id": {"count": 10},
+        "id": {"count": 10, "nullCount": 0},
     }
     assert sorted(dropped) == [
         "amount.mean",
@@ -219,7 +225,7 @@ def test_facets_pass_the_openlineage_schemas() -> None:
     from lineage_operators.testing.schema import SpecNotFoundError, validate_event
 
     checks = [not_null("amount"), between("amount", 0, 10), unique("id")]
-    observed = {"rowCount": 3, "amount.nullCount": 1, "amount.min": 1, "amount.max": 12}
+    observed = {"rowCount": 3, "amount.count": 2, "amount.min": 1, "amount.max": 12}
     verdicts = [c.evaluate(observed) for c in checks]
     assert [v.status for v in verdicts] == ["fail", "fail", "skip"]
     metrics, _ = dataset_metrics(observed)

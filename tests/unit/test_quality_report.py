@@ -14,7 +14,7 @@ pytest.importorskip("openlineage.client")
 
 
 def _run(on_failure: str, target: str, observed: dict[str, int]) -> QualityRun:
-    checks = (not_null("id"), row_count(min=1))
+    checks = (not_null("id"), row_count(min=2))
     run = QualityRun(DataQuality({target: checks}, on_failure=on_failure))
     run.writes.append(CheckedWrite(target, target, observed, [c.evaluate(observed) for c in checks]))
     return run
@@ -23,7 +23,7 @@ def _run(on_failure: str, target: str, observed: dict[str, int]) -> QualityRun:
 def test_a_path_write_gets_metrics_on_its_captured_output_and_the_run_a_test_facet() -> None:
     recorder = LineageRecorder("dag.task")
     recorder.add_output(LineageDataset("file", "/data/orders", {"schema": "captured"}))
-    record_quality(recorder, _run("report", "file:///data/orders/", {"rowCount": 5, "id.nullCount": 2}))
+    record_quality(recorder, _run("report", "file:///data/orders/", {"rowCount": 5, "id.count": 3}))
     (output,) = recorder.outputs
     assert output.facets["schema"] == "captured"  # the capture's facets stay
     metrics = output.facets["dataQualityMetrics"]
@@ -43,7 +43,7 @@ def test_a_table_write_is_found_by_its_symlink() -> None:
     )
     recorder = LineageRecorder("dag.task")
     recorder.add_output(LineageDataset("file", "/wh/shop.db/orders", {"symlinks": symlinks}))
-    record_quality(recorder, _run("fail", "orders", {"rowCount": 3, "id.nullCount": 0}))
+    record_quality(recorder, _run("fail", "orders", {"rowCount": 3, "id.count": 3}))
     (output,) = recorder.outputs
     assert output.facets["dataQualityMetrics"].rowCount == 3
     assert {t.severity for t in recorder.run_facets["test"].tests} == {"error"}
@@ -51,18 +51,18 @@ def test_a_table_write_is_found_by_its_symlink() -> None:
 
 def test_a_write_the_capture_did_not_report_is_added_under_its_path() -> None:
     recorder = LineageRecorder("dag.task")
-    record_quality(recorder, _run("report", "/data/new", {"rowCount": 1, "id.nullCount": 0}))
+    record_quality(recorder, _run("report", "/data/new", {"rowCount": 1, "id.count": 1}))
     assert [(d.namespace, d.name) for d in recorder.outputs] == [("file", "/data/new")]
 
 
 def test_only_on_failure_fail_fails_the_task_and_the_error_lists_the_checks() -> None:
-    raise_if_failed(_run("report", "/d", {"rowCount": 0, "id.nullCount": 1}))
-    raise_if_failed(_run("fail", "/d", {"rowCount": 4, "id.nullCount": 0}))
+    raise_if_failed(_run("report", "/d", {"rowCount": 1, "id.count": 0}))
+    raise_if_failed(_run("fail", "/d", {"rowCount": 4, "id.count": 4}))
     raise_if_failed(None)
     with pytest.raises(DataQualityError) as raised:
-        raise_if_failed(_run("fail", "/d", {"rowCount": 0, "id.nullCount": 1}))
+        raise_if_failed(_run("fail", "/d", {"rowCount": 1, "id.count": 0}))
     assert str(raised.value) == (
         "2 data-quality check(s) failed:\n"
         "  /d: not_null_id (expected 0, got 1)\n"
-        "  /d: row_count (expected >= 1, got 0)"
+        "  /d: row_count (expected >= 2, got 1)"
     )

@@ -9,7 +9,9 @@ more than :data:`UNIQUE_TOLERANCE` of the values, not a single duplicate row.
 Each aggregate is named by the metric naming convention of :mod:`.metrics` where one fits
 (``rowCount``, ``amount.nullCount``, ``amount.min``...), so the values a check needs also become the
 dataset's ``dataQualityMetrics``; a count of failing rows that is no standard metric is named
-``<check name>.failures`` (kept out of the facet). Pure: SQL texts and plain values, no Spark.
+``<check name>.failures`` (kept out of the facet). Aggregates are chosen for their cost per row, as
+they run on every row written: ``count``/``count_if`` counters rather than sums of ``CASE``
+expressions (a column's NULLs are its rows minus its values). Pure: SQL texts and plain values.
 """
 
 from __future__ import annotations
@@ -46,11 +48,8 @@ class Check:
     def aggregates(self) -> dict[str, str]:
         """Metric name -> Spark SQL aggregate the check needs."""
         col = quote_column(self.column) if self.column else ""
-        if self.kind == "not_null":
-            return {
-                ROW_COUNT: "count(1)",
-                f"{self.column}.nullCount": f"sum(CASE WHEN {col} IS NULL THEN 1 ELSE 0 END)",
-            }
+        if self.kind == "not_null":  # NULLs: rows minus values (two counters, cheaper than a CASE sum)
+            return {ROW_COUNT: "count(1)", f"{self.column}.count": f"count({col})"}
         if self.kind == "unique":
             return {
                 f"{self.column}.count": f"count({col})",
@@ -61,11 +60,11 @@ class Check:
         if self.kind == "in_set":
             listed = ", ".join(sql_literal(v) for v in self.values)
             failing = f"{col} IS NOT NULL AND {col} NOT IN ({listed})"
-            return {self.failures: f"sum(CASE WHEN {failing} THEN 1 ELSE 0 END)"}
+            return {self.failures: f"count_if({failing})"}
         if self.kind == "row_count":
             return {ROW_COUNT: "count(1)"}
         # expression: a row fails when the predicate is false (NULL passes, as in a CHECK constraint)
-        return {self.failures: f"sum(CASE WHEN NOT ({self.predicate}) THEN 1 ELSE 0 END)"}
+        return {self.failures: f"count_if(NOT ({self.predicate}))"}
 
     @property
     def failures(self) -> str:
@@ -90,7 +89,9 @@ class Check:
         if any(name not in observed for name in self.aggregates()):
             return Verdict(self, "skip", None)
         if self.kind == "not_null":
-            return _count_verdict(self, observed[f"{self.column}.nullCount"])
+            return _count_verdict(
+                self, int(observed[ROW_COUNT] or 0) - int(observed[f"{self.column}.count"] or 0)
+            )
         if self.kind in ("in_set", "expression"):
             return _count_verdict(self, observed[self.failures])
         if self.kind == "unique":

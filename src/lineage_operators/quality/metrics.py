@@ -16,7 +16,9 @@ metric name                               facet field
 
 A quantile's name carries it after ``quantiles.``: ``amount.quantiles.0.5`` is the median of
 ``amount``. The column is everything before the last suffix, so ``customer.address.nullCount`` is about the
-column (or struct field) ``customer.address``. The facet has no place for other metrics: they are
+column (or struct field) ``customer.address``. A column observed with ``rowCount`` and
+``<column>.count`` but no ``nullCount`` gets ``nullCount = rowCount - count`` (how the checks count
+NULLs). The facet has no place for other metrics: they are
 dropped, and :func:`dataset_metrics` returns their names for one debug line. Pure.
 """
 
@@ -53,6 +55,11 @@ def dataset_metrics(observed: Mapping[str, Any]) -> tuple[DatasetMetrics, list[s
     for name, value in observed.items():
         if not _place(metrics, name, value):
             dropped.append(name)
+    rows = metrics.dataset.get("rowCount")
+    for stats in metrics.columns.values():
+        count = stats.get("count")
+        if rows is not None and isinstance(count, int) and "nullCount" not in stats:
+            stats["nullCount"] = rows - count
     return metrics, dropped
 
 
