@@ -61,6 +61,9 @@ EXPECTED_FIGURES = {
     "many_tiny_actions_callback_ms",
     "fresh_process_wall_ratio",
     "fresh_process_task_ratio",
+    "quality_checks_cpu_ratio",
+    "quality_checks_wall_ratio",
+    "quality_checks_extra_jobs",
 }
 # A tiny run is ~40 s on an idle 2-core machine; the limit only stops a hung run.
 TINY_TIMEOUT_SECONDS = 600
