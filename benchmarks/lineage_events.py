@@ -23,6 +23,8 @@ _VERSIONS = {
     "ErrorMessageRunFacet": "1-0-1",
     "JobTypeJobFacet": "2-0-3",
     "SymlinksDatasetFacet": "1-0-1",
+    "DataQualityMetricsDatasetFacet": "1-0-3",
+    "TestRunFacet": "1-0-1",
 }
 
 

@@ -174,3 +174,18 @@ def test_runs_kept_per_job_are_bounded_but_all_counted(monkeypatch: pytest.Monke
         "2026-01-09",
         "2026-01-10",
     }
+
+
+def test_a_datasets_checks_come_from_the_runs_that_wrote_it_and_its_assertions() -> None:
+    from tests.support.orders_events import CLEAN
+
+    from lineage_operators.cli.html import view_data
+
+    data = view_data(build_graph(orders_events()))
+    by_name = {d["name"]: d for d in data["datasets"]}
+    checks = by_name[CLEAN]["checks"]
+    assert [(c["name"], c["status"], c["column"], c["job"]) for c in checks] == [
+        ("not_null_order_id", "fail", "order_id", "orders.clean_orders"),
+        ("row_count", "pass", None, "orders.clean_orders"),
+    ]
+    assert all(not d["checks"] for name, d in by_name.items() if name != CLEAN)  # placed by dataset

@@ -50,6 +50,12 @@ def test_generated_pipeline_with_column_lineage(write_jsonl, tmp_path: Path, ope
     panel = view.page.locator("#panel").inner_text()
     for text in ("OVERWRITE", "rowCount", "hive://metastore · shop.clean_orders TABLE"):
         assert text in panel
+    assert "DATA QUALITY" in panel.upper()
+    checks = view.page.eval_on_selector_all(
+        "#panel table.checks tr[class^=check-]", "rows => rows.map(r => [r.className, r.cells[0].innerText])"
+    )
+    assert checks == [["check-fail", "not_null_order_id order_id"], ["check-pass", "row_count"]]
+    assert '"nullCount":1' in view.page.locator("#panel table.metrics").inner_text()
     assert view.page.locator("#panel table.schema tr.clickable").count() == 4
 
     view.page.fill("#search", "revenue")

@@ -21,6 +21,27 @@ RAW_FIELDS = [("order_id", "string"), ("order_date", "string"), ("customer", "st
 CLEAN_FIELDS = [("order_id", "integer"), ("customer", "string"), ("amount", "double"), ("order_date", "date")]
 DAILY_FIELDS = [("order_date", "date"), ("revenue", "double"), ("orders", "long")]
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+#: The clean task's data-quality checks on its output (the ``test`` run facet, as the operator writes it).
+CLEAN_CHECKS = [
+    {
+        "name": "not_null_order_id",
+        "status": "fail",
+        "severity": "warn",
+        "type": "not_null",
+        "expected": "0",
+        "actual": "1",
+        "params": {"datasetNamespace": "file", "datasetName": CLEAN, "column": "order_id"},
+    },
+    {
+        "name": "row_count",
+        "status": "pass",
+        "severity": "warn",
+        "type": "row_count",
+        "expected": ">= 1",
+        "actual": "4",
+        "params": {"datasetNamespace": "file", "datasetName": CLEAN},
+    },
+]
 
 UPSTREAM_OF_REVENUE = {(CLEAN, "amount"), (RAW, "amount")}
 """What clicking daily_revenue.revenue must highlight upstream (through clean, across tasks)."""
@@ -74,6 +95,10 @@ def orders_events(
         "SymlinksDatasetFacet",
         {"identifiers": [{"namespace": "hive://metastore", "name": "shop.clean_orders", "type": "TABLE"}]},
     )
+    clean_out["facets"]["dataQualityMetrics"] = facet(
+        "DataQualityMetricsDatasetFacet",
+        {"rowCount": 4, "columnMetrics": {"order_id": {"count": 3, "nullCount": 1}}},
+    )
     lineage = {
         "order_date": [("file", CLEAN, "order_date", "DIRECT", "IDENTITY")],
         "revenue": [("file", CLEAN, "amount", "DIRECT", "AGGREGATION")],
@@ -90,9 +115,11 @@ def orders_events(
     )
     daily_in = dataset("file", daily_path, daily_fields)
     published = dataset("file", PUBLISHED, daily_fields)
+    clean_run = _run("clean_orders", 1, [raw], [clean_out])
+    clean_run[-1]["run"]["facets"]["test"] = facet("TestRunFacet", {"tests": CLEAN_CHECKS})
     return [
         *_run("ingest_orders", 0, [], [dataset("file", RAW, RAW_FIELDS, lifecycle="OVERWRITE", rows=5)]),
-        *_run("clean_orders", 1, [raw], [clean_out]),
+        *clean_run,
         *_run("aggregate_daily", 2, [clean_in], [daily_out]),
         *_run("publish_revenue", 3, [daily_in], [published], error="publish failed: target is read-only"),
     ]

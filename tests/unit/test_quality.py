@@ -234,11 +234,12 @@ def test_facets_pass_the_openlineage_schemas() -> None:
         ("not_null", False, "amount"),
         ("between", False, "amount"),
     ]
-    tests = test_facet([("/out", v) for v in verdicts], "warn")
+    tests = test_facet([(("file", "/out"), v) for v in verdicts], "warn")
+    where = {"datasetNamespace": "file", "datasetName": "/out"}
     assert [(t.name, t.status, t.severity, t.params) for t in tests.tests] == [
-        ("not_null_amount", "fail", "warn", {"dataset": "/out", "column": "amount"}),
-        ("between_amount", "fail", "warn", {"dataset": "/out", "column": "amount"}),
-        ("unique_id", "skip", "warn", {"dataset": "/out", "column": "id"}),
+        ("not_null_amount", "fail", "warn", {**where, "column": "amount"}),
+        ("between_amount", "fail", "warn", {**where, "column": "amount"}),
+        ("unique_id", "skip", "warn", {**where, "column": "id"}),
     ]
     output_metrics = metrics_facet(metrics, as_input=False)
     assert output_metrics.rowCount == 3

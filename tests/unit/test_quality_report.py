@@ -29,9 +29,9 @@ def test_a_path_write_gets_metrics_on_its_captured_output_and_the_run_a_test_fac
     metrics = output.facets["dataQualityMetrics"]
     assert (metrics.rowCount, metrics.columnMetrics["id"].nullCount) == (5, 2)
     tests = recorder.run_facets["test"].tests
-    assert [(t.name, t.status, t.severity) for t in tests] == [
-        ("not_null_id", "fail", "warn"),
-        ("row_count", "pass", "warn"),
+    assert [(t.name, t.status, t.severity, t.params["datasetName"]) for t in tests] == [
+        ("not_null_id", "fail", "warn", "/data/orders"),
+        ("row_count", "pass", "warn", "/data/orders"),
     ]
 
 
@@ -46,7 +46,8 @@ def test_a_table_write_is_found_by_its_symlink() -> None:
     record_quality(recorder, _run("fail", "orders", {"rowCount": 3, "id.count": 3}))
     (output,) = recorder.outputs
     assert output.facets["dataQualityMetrics"].rowCount == 3
-    assert {t.severity for t in recorder.run_facets["test"].tests} == {"error"}
+    tests = recorder.run_facets["test"].tests
+    assert {(t.severity, t.params["datasetName"]) for t in tests} == {("error", "/wh/shop.db/orders")}
 
 
 def test_a_write_the_capture_did_not_report_is_added_under_its_path() -> None:

@@ -101,6 +101,7 @@ def view_data(graph: LineageGraph, *, title: str = "lineage") -> dict[str, Any]:
                 "facets": _shown_facets(node.facets),
                 "inputFacets": _shown_facets(node.input_facets),
                 "outputFacets": _shown_facets(node.output_facets),
+                "checks": _checks(graph, node),
                 "writers": sorted(job_index[j] for j in node.writers if j in job_index),
                 "readers": sorted(job_index[j] for j in node.readers if j in job_index),
                 **place(f"d{i}"),
@@ -129,6 +130,28 @@ def view_data(graph: LineageGraph, *, title: str = "lineage") -> dict[str, Any]:
 
 
 _META = ("_producer", "_schemaURL")
+_CHECK_FIELDS = ("name", "status", "severity", "type", "column", "expected", "actual")
+
+
+def _checks(graph: LineageGraph, node: Any) -> list[dict[str, Any]]:
+    """Data-quality checks of a dataset: the latest run of each job that wrote it (its ``test``
+    facet names the dataset checked), then the ``dataQualityAssertions`` of its reads."""
+    found: list[dict[str, Any]] = []
+    for job_name in sorted(node.writers):
+        job = graph.jobs.get(job_name)
+        run = job.latest_run if job is not None else None
+        for test in run.tests if run is not None else []:
+            params = test.get("params") or {}
+            if (params.get("datasetNamespace"), params.get("datasetName")) == (node.namespace, node.name):
+                column = params.get("column")
+                found.append({k: test.get(k) for k in _CHECK_FIELDS} | {"column": column, "job": job_name})
+    assertions = (node.input_facets.get("dataQualityAssertions") or {}).get("assertions") or []
+    for a in assertions:
+        status = "pass" if a.get("success") else "fail"
+        found.append(
+            {k: a.get(k) for k in _CHECK_FIELDS if k in a} | {"type": a.get("assertion"), "status": status}
+        )
+    return found
 
 
 def _shown_facets(facets: dict[str, Any]) -> dict[str, Any]:

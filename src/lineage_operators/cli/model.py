@@ -72,6 +72,8 @@ class RunInfo:
     started: str | None = None
     ended: str | None = None
     error: str | None = None
+    #: the ``test`` run facet's tests (data-quality checks), each naming the dataset it checked
+    tests: list[Mapping[str, Any]] = field(default_factory=list)
     datasets: set[DatasetId] = field(default_factory=set)
     last_time: float = float("-inf")
 
@@ -317,6 +319,9 @@ class GraphBuilder:
         error = run_facets.get("errorMessage")
         if isinstance(error, Mapping) and isinstance(error.get("message"), str):
             info.error = error["message"]
+        tests = _mapping(run_facets.get("test")).get("tests")
+        if isinstance(tests, list):
+            info.tests = [t for t in tests if isinstance(t, Mapping)]
         touched = False
         for role in ("inputs", "outputs"):
             for item in event.get(role) or []:

@@ -73,8 +73,9 @@ def assertions_facet(
     )
 
 
-def test_facet(results: Sequence[tuple[str, Verdict]], severity: str) -> test_run.TestRunFacet:
-    """The run's ``test`` facet from (dataset name, verdict) pairs, the dataset in each test's params."""
+def test_facet(results: Sequence[tuple[tuple[str, str], Verdict]], severity: str) -> test_run.TestRunFacet:
+    """The run's ``test`` facet from ((namespace, name) of the dataset checked, verdict) pairs: the
+    dataset goes into each test's ``params``, so a reader (the ``view`` page) can place it."""
     return test_run.TestRunFacet(
         tests=[
             test_run.TestExecution(
@@ -86,9 +87,13 @@ def test_facet(results: Sequence[tuple[str, Verdict]], severity: str) -> test_ru
                 actual=v.actual,
                 content=v.check.content,
                 contentType="sql",
-                params={"dataset": dataset, **({"column": v.check.column} if v.check.column else {})},
+                params={
+                    "datasetNamespace": namespace,
+                    "datasetName": name,
+                    **({"column": v.check.column} if v.check.column else {}),
+                },
             )
-            for dataset, v in results
+            for (namespace, name), v in results
         ]
     )
 

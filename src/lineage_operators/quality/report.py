@@ -38,26 +38,34 @@ def record_quality(recorder: Any, run: QualityRun | None) -> None:
     try:
         from lineage_operators.quality.facets import METRICS_FACET, TEST_FACET, metrics_facet, test_facet
 
+        results: list[tuple[tuple[str, str], Verdict]] = []
         for write in run.writes:
             metrics, dropped = dataset_metrics(write.observed)
             if dropped:
                 log.debug("data quality: no facet field for %s", ", ".join(sorted(dropped)))
-            if metrics:
-                _add_output_facet(recorder, write, {METRICS_FACET: metrics_facet(metrics, as_input=False)})
-        results = [(w.dataset, v) for w in run.writes for v in w.verdicts]
+            facets = {METRICS_FACET: metrics_facet(metrics, as_input=False)} if metrics else {}
+            key = _add_output_facets(recorder, write, facets)
+            results += [(key, v) for v in write.verdicts]
         recorder.add_run_facet(TEST_FACET, test_facet(results, run.spec.severity))
     except Exception as error:
         log.warning("data quality: results not recorded in the lineage: %s", error)
 
 
-def _add_output_facet(recorder: Any, write: CheckedWrite, facets: dict[str, Any]) -> None:
+def _add_output_facets(recorder: Any, write: CheckedWrite, facets: dict[str, Any]) -> tuple[str, str]:
+    """Add ``facets`` to the recorded output the write made (added under its path when the capture
+    did not report it); returns its (namespace, name)."""
     kind = "table" if "/" not in write.target and ":" not in write.target else "path"
     for dataset in recorder.outputs:
         if _is_written(dataset, kind, write.target):
             recorder.add_output(LineageDataset(dataset.namespace, dataset.name, facets))
-            return
-    name = normalized_path(write.target) if kind == "path" else write.target
-    recorder.add_output(name, facets=facets)
+            return dataset.namespace, dataset.name
+    if kind == "table":  # not captured (capture off): no location to name it by
+        return "", write.target
+    from lineage_operators.naming import parse_dataset
+
+    named = parse_dataset(normalized_path(write.target))
+    recorder.add_output(LineageDataset(named.namespace, named.name, facets))
+    return named.namespace, named.name
 
 
 def _is_written(dataset: LineageDataset, kind: str, target: str) -> bool:

@@ -195,6 +195,34 @@
     }).join("") + "</table>";
   }
 
+  /* Data quality: the checks on this dataset (pass/fail/skip) and its dataQualityMetrics facet. */
+  function qualitySection(d) {
+    var metrics = d.facets.dataQualityMetrics || d.inputFacets.dataQualityMetrics, h = [];
+    if (!(d.checks || []).length && !metrics) return "";
+    h.push("<h3>Data quality</h3>");
+    if ((d.checks || []).length) {
+      h.push('<table class="checks"><tr><th>check</th><th>status</th><th>expected</th><th>actual</th></tr>');
+      d.checks.forEach(function (c) {
+        h.push('<tr class="check-' + esc(c.status) + '"><td>' + esc(c.name || c.type) + (c.column ? ' <span class="muted">' + esc(c.column) + "</span>" : "") +
+          "</td><td>" + esc(c.status) + (c.severity ? ' <span class="muted">' + esc(c.severity) + "</span>" : "") +
+          "</td><td>" + esc(c.expected || "") + "</td><td>" + esc(c.actual || "") + "</td></tr>");
+      });
+      h.push("</table>");
+    }
+    if (metrics) {
+      var counts = {};
+      ["rowCount", "bytes", "fileCount"].forEach(function (k) { if (metrics[k] != null) counts[k] = metrics[k]; });
+      h.push(facetTable(counts));
+      var columns = metrics.columnMetrics || {};
+      if (Object.keys(columns).length) {
+        h.push('<table class="metrics"><tr><th>column</th><th>metrics</th></tr>' + Object.keys(columns).map(function (c) {
+          return "<tr><td>" + esc(c) + "</td><td>" + esc(JSON.stringify(columns[c])) + "</td></tr>";
+        }).join("") + "</table>");
+      }
+    }
+    return h.join("");
+  }
+
   function showDataset(i, field) {
     var d = data.datasets[i], f = d.facets || {};
     var h = ["<h2>" + esc(d.name) + "</h2>", '<div class="muted">dataset \u00b7 ' + esc(d.namespace) + "</div>"];
@@ -213,6 +241,7 @@
     if (field != null) h.push(columnDetails(i, field));
     var stats = Object.assign({}, d.inputFacets.inputStatistics || {}, d.outputFacets.outputStatistics || {});
     if (Object.keys(stats).length) h.push("<h3>Statistics</h3>" + facetTable(stats));
+    h.push(qualitySection(d));
     if (f.lifecycleStateChange) h.push("<h3>Lifecycle</h3>" + facetTable(f.lifecycleStateChange));
     if (f.symlinks && f.symlinks.identifiers) {
       h.push("<h3>Symlinks</h3><ul>" + f.symlinks.identifiers.map(function (s) {
