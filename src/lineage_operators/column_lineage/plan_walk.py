@@ -18,15 +18,18 @@ from lineage_operators.column_lineage import (
 )
 from lineage_operators.column_lineage.expressions import (
     AGGREGATION,
+    CAST_CLASSES,
     CONDITIONAL,
     FILTER,
     GROUP_BY,
+    IDENTITY,
     IDENTITY_MASK,
     JOIN,
     SORT,
     ExpressionEvaluator,
     Lineage,
     add_into,
+    cast_code,
     shift,
     union,
 )
@@ -120,6 +123,11 @@ class PlanWalk:
         self.loop_outputs: dict[Any, list[Lineage]] = {}
         self.loop_budget = _LOOP_BUDGET
         self.unknown: dict[str, None] = {}
+        # Descriptions (only when the plan JSON carries expression texts, "sql"): an attribute's
+        # defining expression, and the dataset-wide dependencies of the root plan with their text.
+        self.texts: dict[int, str] = {}
+        self.dataset_texts: list[tuple[str, Lineage]] = []
+        self.root_sink: Lineage | None = None
         self.exprs = ExpressionEvaluator(self.attrs, self._subquery)
         self.rules: dict[str, Callable[[Node, list[list[Attr]], Lineage], list[Attr]]] = {
             "Project": self._project,
@@ -214,7 +222,32 @@ class PlanWalk:
                 if expr is not None and ident is not None:
                     self.attrs[ident] = self.exprs.lineage(expr)
                     out.append((ident, name_of(expr)))
+                    text = expr.fields.get("sql")
+                    if type(text) is str:
+                        self.texts[ident] = self._inherited_text(expr) or text
         return out
+
+    def _inherited_text(self, alias: Node) -> str | None:
+        """A renamed attribute (or one cast without change) keeps the text of its own expression:
+        ``total AS t`` over ``sum(amount) AS total`` is described as ``sum(amount)``."""
+        child = alias.children[0] if alias.children else None
+        while child is not None and child.cls in CAST_CLASSES and cast_code(child) == IDENTITY:
+            child = child.children[0] if child.children else None
+        if child is None or child.cls != "AttributeReference":
+            return None
+        ident = expr_id(child)
+        return self.texts.get(ident) if ident is not None else None
+
+    def _collect(self, expr: Node, code: int, sink: Lineage) -> None:
+        """Dataset-wide dependencies of ``expr``; with its text, kept apart too (descriptions)."""
+        text = expr.fields.get("sql")
+        if type(text) is not str or sink is not self.root_sink:
+            self.exprs.collect(expr, code, sink)
+            return
+        part: Lineage = {}
+        self.exprs.collect(expr, code, part)
+        add_into(sink, IDENTITY, part)
+        self.dataset_texts.append((text, part))
 
     def _attr_lineage(self, attrs: list[Attr], code: int, sink: Lineage) -> None:
         for ident, _ in attrs:
@@ -253,7 +286,7 @@ class PlanWalk:
         grouped = {expr_id(expr) for expr in grouping if expr.cls == "AttributeReference"}
         if not (self._first_child_class(node) == "Union" and {i for i, _ in outputs} <= grouped):
             for expr in grouping:
-                self.exprs.collect(expr, GROUP_BY, sink)
+                self._collect(expr, GROUP_BY, sink)
         return outputs
 
     def _window(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
@@ -263,12 +296,12 @@ class PlanWalk:
     def _filter(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
         condition = expr_field(node, "condition")
         if condition is not None:
-            self.exprs.collect(condition, FILTER, sink)
+            self._collect(condition, FILTER, sink)
         return inputs[0] if inputs else []
 
     def _sort(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
         for order in expr_list_field(node, "order"):
-            self.exprs.collect(order, SORT, sink)
+            self._collect(order, SORT, sink)
         return inputs[0] if inputs else []
 
     def _join(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
@@ -277,7 +310,7 @@ class PlanWalk:
         kind = object_name(node.fields.get("joinType"))
         condition = expr_field(node, "condition")
         if condition is not None:
-            self.exprs.collect(condition, JOIN, sink)
+            self._collect(condition, JOIN, sink)
             self._inferred_not_null(condition, kind, left, right, sink)
         if kind in LEFT_ONLY_JOINS:
             return left
@@ -332,7 +365,7 @@ class PlanWalk:
             right = self.walk(plan, sink)
         condition = expr_field(node, "condition")
         if condition is not None:
-            self.exprs.collect(condition, JOIN, sink)
+            self._collect(condition, JOIN, sink)
         return left + right
 
     def _union(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
