@@ -335,3 +335,8 @@ def test_descriptions_are_the_expressions_text(spark: Any, orders: Path, tmp_pat
     dataset = _described(facet.dataset)
     assert dataset[("orders", "order_id", "JOIN")] == {"(l.order_id = r.order_id)"}
     assert dataset[("orders", "order_id", "FILTER")] == {""}  # the optimizer's IS NOT NULL: no text
+
+    # the JVM's plan writer is shared: the next capture, descriptions off, gets no text
+    again = tmp_path / "again"
+    result = captured(spark, lambda: frame.groupBy("status").agg(fn.sum("amount")).write.parquet(str(again)))
+    assert lineage(result, again)[0]["sum(amount)"] == {("orders", "amount"): {A}}  # descriptions == ""

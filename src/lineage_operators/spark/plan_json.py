@@ -169,6 +169,7 @@ class PlanJsonReader:
     ) -> None:
         self._t = tools
         self._describe_cap = JVM_CAP_CHARS if descriptions else 0
+        self._described_writer: Any = None  # the JVM's writer this reader turned texts on for
         self._max_columns = max_columns
         self._max_leaf_columns = max_leaf_columns
         self._path: str | None = None
@@ -281,11 +282,22 @@ class PlanJsonReader:
             )
         return lineage
 
+    def _reset_descriptions(self) -> None:
+        """Turn the writer's texts off again if this capture turned them on: the writer is the
+        JVM's, and the next capture (or a direct user of the writer) must not inherit them."""
+        writer = self._described_writer
+        if writer is not None and _describe_caps.get(id(writer), (None, 0))[1]:
+            with contextlib.suppress(Exception):
+                writer.describe(0)
+                _describe_caps[id(writer)] = (writer, 0)
+
     def _sync_descriptions(self, writer: Any) -> None:
         """Tell the JVM's plan writer (one per JVM) whether this capture wants expression texts:
         one py4j call, and only when the wanted mode differs from the writer's current one."""
         if writer is None or _describe_caps.get(id(writer), (None, 0))[1] == self._describe_cap:
             return
+        if self._describe_cap:
+            self._described_writer = writer
         try:
             writer.describe(self._describe_cap)
             _describe_caps[id(writer)] = (writer, self._describe_cap)
@@ -293,6 +305,7 @@ class PlanJsonReader:
             log_once("describe", logging.INFO, "lineage capture: no column descriptions: %s", describe(exc))
 
     def close(self) -> None:
+        self._reset_descriptions()
         with self._lock:
             if self._path is not None:
                 with contextlib.suppress(OSError):
