@@ -309,31 +309,33 @@ def test_descriptions_are_the_expressions_text(spark: Any, orders: Path, tmp_pat
         spark.conf.unset("spark.sql.redaction.string.regex")
     facet = get(result.outputs, totals).facets["columnLineage"]
     total = _described(facet.fields["total"].inputFields)
-    assert total == {("orders", "amount", "AGGREGATION"): {"sum(amount)"}}
+    assert total == {("orders", "amount", "AGGREGATION"): {"sum(amount) AS total"}}
+    key = _described(facet.fields["customer_id"].inputFields)
+    assert key == {("orders", "customer_id", "IDENTITY"): {"customer_id"}}
     case = _described(facet.fields["size"].inputFields)
     assert set(case) == {("orders", "amount", "CONDITIONAL")}  # INDIRECT: the column's text too
     for (text,) in case.values():
         assert text.startswith("CASE WHEN (max(amount) > ")
-        assert text.endswith("THEN 'big' ELSE 'small' END")
+        assert text.endswith("THEN 'big' ELSE 'small' END AS size")
     assert _described(facet.dataset) == {
-        ("orders", "status", "FILTER"): {"(status = 'paid')"},
-        ("orders", "customer_id", "GROUP_BY"): {"customer_id"},
+        ("orders", "status", "FILTER"): {"WHERE (status = 'paid')"},
+        ("orders", "customer_id", "GROUP_BY"): {"GROUP BY customer_id"},
     }
 
     facet = get(result.outputs, joined).facets["columnLineage"]
     fields = {name: _described(f.inputFields) for name, f in facet.fields.items()}
-    assert fields["id"] == {("orders", "order_id", "IDENTITY"): {"l.order_id"}}  # as Spark prints it
-    assert fields["whole"] == {("orders", "amount", "TRANSFORMATION"): {"CAST(r.amount AS INT)"}}
+    assert fields["id"] == {("orders", "order_id", "IDENTITY"): {"l.order_id AS id"}}  # as Spark prints it
+    assert fields["whole"] == {("orders", "amount", "TRANSFORMATION"): {"CAST(r.amount AS INT) AS whole"}}
     (tagged,) = fields["tagged"][("orders", "status", "TRANSFORMATION")]
     assert tagged.startswith("concat(l.status, 'password=")
     assert "hunter2" not in tagged
     (redacted,) = fields["spark_redacted"][("orders", "status", "TRANSFORMATION")]
-    assert redacted == "concat(l.status, '*********(redacted)')"
+    assert redacted == "concat(l.status, '*********(redacted)') AS spark_redacted"
     (long,) = fields["long"][("orders", "status", "TRANSFORMATION")]
     assert len(long) == MAX_DESCRIPTION_CHARS
     assert long.endswith(TRUNCATED_MARKER)
     dataset = _described(facet.dataset)
-    assert dataset[("orders", "order_id", "JOIN")] == {"(l.order_id = r.order_id)"}
+    assert dataset[("orders", "order_id", "JOIN")] == {"INNER JOIN ON (l.order_id = r.order_id)"}
     assert dataset[("orders", "order_id", "FILTER")] == {""}  # the optimizer's IS NOT NULL: no text
 
     # the JVM's plan writer is shared: the next capture, descriptions off, gets no text

@@ -76,17 +76,25 @@ def test_engine_describes_fields_by_their_expression_and_dataset_entries_by_thei
         filtered,
         groupingExpressions=[with_text(attr(2, "b"), "b")],
         aggregateExpressions=[
-            attr(2, "b"),
-            with_text(alias(10, "total", fn("AggregateExpression", fn("Sum", attr(1, "a")))), "sum(a)"),
+            with_text(attr(2, "b"), "b"),
+            with_text(
+                alias(10, "total", fn("AggregateExpression", fn("Sum", attr(1, "a")))), "sum(a) AS total"
+            ),
         ],
     )
-    renamed = project(grouped, with_text(alias(11, "t", attr(10, "total")), "total"), attr(2, "b"))
+    renamed = project(
+        grouped,
+        with_text(alias(11, "t", attr(10, "total")), "total AS t"),
+        with_text(attr(2, "b"), "b"),
+        with_text(alias(12, "c", attr(2, "b")), "b AS c"),
+    )
     lineage = lineage_of_plan([*renamed])
-    # the renamed total keeps its own expression's text; a bare column has none
-    assert lineage.fields["t"] == {A: described("sum(a)", (DIRECT, "AGGREGATION"))}
-    assert lineage.fields["b"] == {B: described("", (DIRECT, "IDENTITY"))}
+    # a renamed computed column keeps its expression's text; a bare or renamed bare column its own
+    assert lineage.fields["t"] == {A: described("sum(a) AS total", (DIRECT, "AGGREGATION"))}
+    assert lineage.fields["b"] == {B: described("b", (DIRECT, "IDENTITY"))}
+    assert lineage.fields["c"] == {B: described("b AS c", (DIRECT, "IDENTITY"))}
     assert lineage.dataset == {
-        B: described("(b > 1)", (INDIRECT, "FILTER")) | described("b", (INDIRECT, "GROUP_BY"))
+        B: described("WHERE (b > 1)", (INDIRECT, "FILTER")) | described("GROUP BY b", (INDIRECT, "GROUP_BY"))
     }
 
 
@@ -105,7 +113,8 @@ def test_two_conditions_on_one_column_are_two_entries() -> None:
     second = node("Filter", first, condition=with_text(fn("EqualTo", attr(1, "a"), fn("Literal")), "(a = 2)"))
     lineage = lineage_of_plan(project(second, attr(1, "a")))
     assert lineage.dataset == {
-        A: described("(a IS NOT NULL)", (INDIRECT, "FILTER")) | described("(a = 2)", (INDIRECT, "FILTER"))
+        A: described("WHERE (a IS NOT NULL)", (INDIRECT, "FILTER"))
+        | described("WHERE (a = 2)", (INDIRECT, "FILTER"))
     }
 
 

@@ -56,13 +56,8 @@ public class PlanWriter {
         "groupingExpressions", "order"
     }));
 
-    /** Of those, the lists of named outputs: a bare column there makes no text (nothing to say). */
-    private static final Set NAMED = new HashSet(Arrays.asList(new String[] {
-        "projectList", "aggregateExpressions", "windowExpressions"
-    }));
-
-    /** What a field's top expressions get: no text, a text, a text unless a bare attribute. */
-    private static final int NO_TEXT = 0, TEXT = 1, TEXT_UNLESS_ATTRIBUTE = 2;
+    /** Whether a field's top expressions get their text. */
+    private static final int NO_TEXT = 0, TEXT = 1;
 
     /** Replaces what Spark's redaction regex matches, as Spark's own redaction does. */
     private static final String REDACTED = "*********(redacted)";
@@ -115,10 +110,10 @@ public class PlanWriter {
 
     /**
      * A node and its descendants, pre-order, as one JSON array (iterative: plans can be deep);
-     * {@code described}: whether the root is a top expression whose text is wanted (a mode).
+     * {@code described}: TEXT when the root is a top expression whose text is wanted.
      */
     private void tree(TreeNode root, StringBuilder out, int described) {
-        String sql = described != NO_TEXT ? text(root, described) : null;
+        String sql = described != NO_TEXT ? text(root) : null;
         ArrayDeque stack = new ArrayDeque();
         stack.push(new Object[] {root, Boolean.FALSE});
         out.append('[');
@@ -161,8 +156,8 @@ public class PlanWriter {
                 continue;
             }
             out.append(",\"").append(name).append("\":");
-            value(node, value, out, describeCap > 0 && node instanceof LogicalPlan && DESCRIBED.contains(name)
-                ? (NAMED.contains(name) ? TEXT_UNLESS_ATTRIBUTE : TEXT) : NO_TEXT);
+            value(node, value, out,
+                describeCap > 0 && node instanceof LogicalPlan && DESCRIBED.contains(name) ? TEXT : NO_TEXT);
             wroteId = wroteId || "exprId".equals(name);
         }
         if (!wroteId && (node instanceof Attribute || node instanceof Alias)) {
@@ -179,17 +174,15 @@ public class PlanWriter {
     }
 
     /**
-     * Spark's text of a top expression (an alias: of its value; none for a bare attribute of a
-     * named list),
+     * Spark's text of a top expression ({@code sum(amount) AS total}, {@code order_id}),
      * redacted by Spark's string redaction regex and cut at the cap; null when there is none.
      */
-    private String text(TreeNode node, int mode) {
-        if (!(node instanceof Expression) || (mode == TEXT_UNLESS_ATTRIBUTE && node instanceof Attribute)) {
+    private String text(TreeNode node) {
+        if (!(node instanceof Expression)) {
             return null;
         }
         try {
-            Expression expr = node instanceof Alias ? ((Alias) node).child() : (Expression) node;
-            String sql = expr.sql();
+            String sql = ((Expression) node).sql();
             if (redaction != null) {
                 sql = redaction.matcher(sql).replaceAll(REDACTED);
             }
