@@ -21,8 +21,8 @@ column's name) the event grows from 235,227 to 238,272 bytes (+1.3%) and the cap
 not move beyond the machine's noise (under 0.3 s either way); on a write of 300 computed columns
 (a ``CASE WHEN`` over casts each) the ``columnLineage`` facet grows from 128 KB to 201 KB (+57%).
 Events of computed outputs grow by half, for text a backend may not show, and the example DAGs'
-events stay as they are: so opt in. Off, the plan writer does no
-extra work and writes no extra byte.
+events stay as they are: so opt in. Off, the plan writer does no extra work and writes no extra
+byte.
 """
 
 from __future__ import annotations
