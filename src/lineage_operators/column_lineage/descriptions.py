@@ -2,8 +2,15 @@
 
 Pure (standard library and :mod:`lineage_operators.redaction` only). With
 ``column_lineage_descriptions`` on, the plan JSON carries Spark's own ``Expression.sql()`` of the
-expressions that make entries (``"sql"`` on an alias or on the top expression of a filter, join,
-grouping or sort field; the plan writer already applied ``spark.sql.redaction.string.regex``).
+top expressions that make entries (``"sql"`` on each entry of a project / aggregate / window list
+and on the top expression of a filter, join, grouping or sort field; the plan writer already
+applied ``spark.sql.redaction.string.regex``). The engine places them as openlineage-spark does: a
+field's transformations carry its project entry's text (``sum(amount) AS total``, a bare column's
+name), a dataset entry its clause (``WHERE (status = 'paid')``, ``GROUP BY a, b``,
+``INNER JOIN ON (l.id = r.id)``, ``SORT BY a ASC NULLS FIRST``). Unlike it, the texts are the
+analyzed plan's (``CAST(100 AS DOUBLE)`` where the jar's optimized plan shows ``100.0D``), and
+the optimizer's inferred ``IS NOT NULL`` filters have none.
+
 What a backend gets is :func:`clean` of it: the project's secret redaction (a literal can hold a
 password: ``'password=...'``, ``IDENTIFIED BY ...``, URLs with credentials, bearer tokens), then
 cut at :data:`MAX_DESCRIPTION_CHARS` with :data:`TRUNCATED_MARKER` (a 200-branch ``CASE WHEN``
