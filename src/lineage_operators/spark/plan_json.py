@@ -181,7 +181,8 @@ class PlanJsonReader:
         """What the one-call read (:mod:`.plan_batch`) may do for a write's column lineage: render
         its plan when it reads at most this many leaf columns, and put a reply too long for one
         py4j segment in this file (None: no file; none is made unless ``with_file``)."""
-        self._sync_descriptions(compact_writer(self._t))
+        if self._describe_cap or any(cap for _, cap in _describe_caps.values()):
+            self._sync_descriptions(compact_writer(self._t))  # off: no call, no work
         return min(self._max_leaf_columns, 2**31 - 1), self._file() if self._use_file and with_file else None
 
     def read_reply_file(self) -> str:
