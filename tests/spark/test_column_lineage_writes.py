@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from column_lineage_helpers import AM, A, F, G, I, T, assert_points_at_event, lineage
+from column_lineage_helpers import AM, A, F, G, I, T, assert_points_at_event, lineage, short
 from spark_helpers import captured, get, run_captured
 from tests.support.postgres import postgres  # noqa: F401  (session-scoped fixture)
 
@@ -266,3 +266,79 @@ def test_failing_plan_serialization_is_harmless(
     assert "columnLineage" not in written.facets
     assert result.complete
     assert "column lineage failed for a plan" in caplog.text
+
+
+def _described(items: Any) -> dict[tuple[str, str, str], set[str]]:
+    """{(input dataset, field, subtype): descriptions} of a facet's input fields."""
+    out: dict[tuple[str, str, str], set[str]] = {}
+    for item in items or []:
+        for t in item.transformations:
+            out.setdefault((short(item.name), item.field, t.subtype), set()).add(t.description)
+    return out
+
+
+def test_descriptions_are_the_expressions_text(spark: Any, orders: Path, tmp_path: Path) -> None:
+    """column_lineage_descriptions: Spark's text of the output, filter, grouping and join
+    expressions; secrets redacted (the project's rules and Spark's redaction regex); long texts cut."""
+    from pyspark.sql import functions as fn
+
+    from lineage_operators.column_lineage.descriptions import MAX_DESCRIPTION_CHARS, TRUNCATED_MARKER
+
+    totals, joined = tmp_path / "totals", tmp_path / "joined"
+    frame = spark.read.parquet(str(orders))
+    left, right = frame.alias("l"), frame.alias("r")
+
+    def body() -> None:
+        frame.filter("status = 'paid'").groupBy("customer_id").agg(
+            fn.sum("amount").alias("total"),
+            fn.expr("CASE WHEN max(amount) > 100 THEN 'big' ELSE 'small' END").alias("size"),
+        ).write.parquet(str(totals))
+        left.join(right, fn.col("l.order_id") == fn.col("r.order_id")).select(
+            fn.col("l.order_id").alias("id"),
+            fn.col("r.amount").cast("int").alias("whole"),
+            fn.concat(fn.col("l.status"), fn.lit("password=hunter2")).alias("tagged"),
+            fn.concat(fn.col("l.status"), fn.lit("secret_abc123")).alias("spark_redacted"),
+            fn.concat(fn.col("l.status"), *[fn.lit("x" * 50)] * 40).alias("long"),
+        ).write.parquet(str(joined))
+
+    spark.conf.set("spark.sql.redaction.string.regex", "secret_[a-z0-9]+")
+    try:
+        settings = ColumnLineageSettings(descriptions=True)
+        _, result = run_captured(spark, body, column_lineage=settings)
+    finally:
+        spark.conf.unset("spark.sql.redaction.string.regex")
+    facet = get(result.outputs, totals).facets["columnLineage"]
+    total = _described(facet.fields["total"].inputFields)
+    assert total == {("orders", "amount", "AGGREGATION"): {"sum(amount) AS total"}}
+    key = _described(facet.fields["customer_id"].inputFields)
+    assert key == {("orders", "customer_id", "IDENTITY"): {"customer_id"}}
+    case = _described(facet.fields["size"].inputFields)
+    assert set(case) == {("orders", "amount", "CONDITIONAL")}  # INDIRECT: the column's text too
+    for (text,) in case.values():
+        assert text.startswith("CASE WHEN (max(amount) > ")
+        assert text.endswith("THEN 'big' ELSE 'small' END AS size")
+    assert _described(facet.dataset) == {
+        ("orders", "status", "FILTER"): {"WHERE (status = 'paid')"},
+        ("orders", "customer_id", "GROUP_BY"): {"GROUP BY customer_id"},
+    }
+
+    facet = get(result.outputs, joined).facets["columnLineage"]
+    fields = {name: _described(f.inputFields) for name, f in facet.fields.items()}
+    assert fields["id"] == {("orders", "order_id", "IDENTITY"): {"l.order_id AS id"}}  # as Spark prints it
+    assert fields["whole"] == {("orders", "amount", "TRANSFORMATION"): {"CAST(r.amount AS INT) AS whole"}}
+    (tagged,) = fields["tagged"][("orders", "status", "TRANSFORMATION")]
+    assert tagged.startswith("concat(l.status, 'password=")
+    assert "hunter2" not in tagged
+    (redacted,) = fields["spark_redacted"][("orders", "status", "TRANSFORMATION")]
+    assert redacted == "concat(l.status, '*********(redacted)') AS spark_redacted"
+    (long,) = fields["long"][("orders", "status", "TRANSFORMATION")]
+    assert len(long) == MAX_DESCRIPTION_CHARS
+    assert long.endswith(TRUNCATED_MARKER)
+    dataset = _described(facet.dataset)
+    assert dataset[("orders", "order_id", "JOIN")] == {"INNER JOIN ON (l.order_id = r.order_id)"}
+    assert dataset[("orders", "order_id", "FILTER")] == {""}  # the optimizer's IS NOT NULL: no text
+
+    # the JVM's plan writer is shared: the next capture, descriptions off, gets no text
+    again = tmp_path / "again"
+    result = captured(spark, lambda: frame.groupBy("status").agg(fn.sum("amount")).write.parquet(str(again)))
+    assert lineage(result, again)[0]["sum(amount)"] == {("orders", "amount"): {A}}  # descriptions == ""

@@ -28,6 +28,7 @@ OWN_ARGUMENTS = {
     "column_lineage": None,
     "column_lineage_dataset_dependencies": None,
     "column_lineage_max_columns": None,
+    "column_lineage_descriptions": None,
     "inputs": None,
     "outputs": None,
 }
@@ -53,6 +54,11 @@ def make_dag(**dag_kwargs):
         ({"column_lineage": "yes"}, TypeError, "column_lineage must be True or False"),
         ({"column_lineage_dataset_dependencies": "rows"}, ValueError, "must be one of"),
         ({"column_lineage_max_columns": 0}, ValueError, "must be a positive integer"),
+        (
+            {"column_lineage_descriptions": "on"},
+            TypeError,
+            "column_lineage_descriptions must be True or False",
+        ),
         ({"outputs": "relative/path"}, ValueError, "outputs: 'relative/path' is neither"),
         ({"inputs": [3]}, TypeError, "inputs: expected a path/URI string"),
     ],
@@ -74,6 +80,7 @@ def test_defaults_stay_on_the_class_and_given_values_on_the_task():
             column_lineage=False,
             column_lineage_dataset_dependencies="fields",
             column_lineage_max_columns=5,
+            column_lineage_descriptions=True,
             inputs="/in",
             outputs=["/out"],
         )
@@ -87,6 +94,7 @@ def test_defaults_stay_on_the_class_and_given_values_on_the_task():
         "column_lineage": False,
         "column_lineage_dataset_dependencies": "fields",
         "column_lineage_max_columns": 5,
+        "column_lineage_descriptions": True,
         "inputs": "/in",
         "outputs": ["/out"],
     }

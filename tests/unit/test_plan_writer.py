@@ -38,8 +38,10 @@ def test_writer_keeps_exactly_the_fields_the_engine_reads() -> None:
     assert block is not None
     written = set(re.findall(r'"(\w+)"', block.group(1)))
     assert len(read) > 20
-    # dataType is written on casts and their attributes only (cast_code), outside the list
-    assert read - {"dataType"} == written
+    # dataType is written on casts and their attributes only (cast_code), outside the list; sql
+    # (descriptions) on the top expressions of the DESCRIBED fields, only when asked for
+    assert read - {"dataType", "sql"} == written
+    assert '",\\"sql\\":"' in plan_writer.java_source()
 
 
 class _NoJanino:

@@ -53,11 +53,16 @@ class SourceColumn:
 
 @dataclass(frozen=True, order=True)
 class Transformation:
-    """An OpenLineage transformation: ``type`` DIRECT/INDIRECT, ``subtype`` as openlineage-spark."""
+    """An OpenLineage transformation: ``type`` DIRECT/INDIRECT, ``subtype`` as openlineage-spark.
+
+    ``description``: the expression's text when descriptions are on (see :mod:`.descriptions`),
+    else "". Two entries differing only by it are two transformations (two filters on a column).
+    """
 
     type: str
     subtype: str
     masking: bool = False
+    description: str = ""
 
 
 @dataclass

@@ -27,6 +27,7 @@ from __future__ import annotations
 import gc
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from lineage_operators.column_lineage import (
@@ -36,6 +37,7 @@ from lineage_operators.column_lineage import (
     SourceColumn,
     Transformation,
 )
+from lineage_operators.column_lineage.descriptions import clean
 from lineage_operators.column_lineage.expressions import (
     CODES,
     MASKING,
@@ -108,6 +110,45 @@ def _columns(
     }
 
 
+def _described(
+    columns: dict[SourceColumn, frozenset[Transformation]], text: str
+) -> dict[SourceColumn, frozenset[Transformation]]:
+    """Every transformation of an output column described by the column's expression (as
+    openlineage-spark, whose outer expression's text wins when transformations merge)."""
+    if not text:
+        return columns
+    return {
+        column: frozenset(replace(t, description=text) for t in kinds) for column, kinds in columns.items()
+    }
+
+
+def _described_dataset(
+    dataset: dict[SourceColumn, frozenset[Transformation]], walk: PlanWalk
+) -> dict[SourceColumn, frozenset[Transformation]]:
+    """Dataset-wide entries described by the condition / key / order expression that made them.
+
+    An entry no described expression made (the ``IS NOT NULL`` inferred on join keys, DISTINCT,
+    INTERSECT...) keeps an empty description; one made by several gets one entry per text.
+    """
+    texts: dict[tuple[int, int], list[str]] = {}
+    for raw, part in walk.dataset_texts:
+        text = clean(raw)
+        for ident, mask in part.items():
+            for code in range(CODES):
+                if mask >> code & 1:
+                    found = texts.setdefault((ident, code), [])
+                    if text not in found:
+                        found.append(text)
+    out: dict[SourceColumn, frozenset[Transformation]] = {}
+    for column, kinds in dataset.items():
+        described: set[Transformation] = set()
+        for t in kinds:
+            code = _TRANSFORMATIONS.index(replace(t, description=""))
+            described.update(replace(t, description=d) for d in texts.get((column.expr_id, code), [""]))
+        out[column] = frozenset(described)
+    return out
+
+
 def lineage_of_plan(
     plan_json: str | list[Any], output_names: Sequence[str] | None = None
 ) -> PlanColumnLineage:
@@ -134,6 +175,7 @@ def _lineage_of_plan(plan_json: str | list[Any], output_names: Sequence[str] | N
     walk = PlanWalk()
     try:
         sink: Lineage = {}
+        walk.root_sink = sink
         outputs = walk.walk(_query_of(root), sink)
     except Exception as error:  # a plan shape no rule foresaw: report it, never fail the task
         walk.unknown[f"{INVALID_PLAN} ({type(error).__name__})"] = None
@@ -142,13 +184,19 @@ def _lineage_of_plan(plan_json: str | list[Any], output_names: Sequence[str] | N
     fields: dict[str, dict[SourceColumn, frozenset[Transformation]]] = {}
     for name, (ident, _) in zip(names, outputs, strict=False):
         columns = _columns(walk.attrs.get(ident, {}), walk.sources)
+        text = walk.texts.get(ident)
+        if text is not None:
+            columns = _described(columns, clean(text))
         if name in fields:  # a duplicate output name: one entry with both columns' sources
             for column, kinds in columns.items():
                 fields[name][column] = fields[name].get(column, frozenset()) | kinds
         else:
             fields[name] = columns
+    dataset = _columns(sink, walk.sources)
+    if walk.dataset_texts:
+        dataset = _described_dataset(dataset, walk)
     return PlanColumnLineage(
         fields=fields,
-        dataset=_columns(sink, walk.sources),
+        dataset=dataset,
         unknown_nodes=tuple(walk.unknown),
     )

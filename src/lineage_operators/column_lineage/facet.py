@@ -1,7 +1,8 @@
 """The ``columnLineage`` dataset facet, built with openlineage-python's own classes.
 
-As openlineage-spark emits it: every transformation carries ``description: ""`` (descriptions
-are off by default there, they make events much bigger) and an explicit ``masking`` flag; input
+As openlineage-spark emits it: every transformation carries a ``description`` ("" unless
+descriptions are on: the engine then fills it, see :mod:`.descriptions`) and an explicit
+``masking`` flag; input
 fields are sorted, and fields follow the output's column order. Dependency mode
 :data:`~lineage_operators.column_lineage.settings.DATASET` puts dataset-wide dependencies in the
 facet's ``dataset`` list; :data:`~lineage_operators.column_lineage.settings.FIELDS` copies them
@@ -24,7 +25,9 @@ from lineage_operators.column_lineage.settings import FIELDS
 
 
 def _transformation(t: Transformation) -> cl.Transformation:
-    return cl.Transformation(type=t.type, subtype=t.subtype or None, description="", masking=t.masking)
+    return cl.Transformation(
+        type=t.type, subtype=t.subtype or None, description=t.description, masking=t.masking
+    )
 
 
 def _input_fields(deps: Mapping[Any, frozenset[Transformation]]) -> list[cl.InputField]:

@@ -18,15 +18,18 @@ from lineage_operators.column_lineage import (
 )
 from lineage_operators.column_lineage.expressions import (
     AGGREGATION,
+    CAST_CLASSES,
     CONDITIONAL,
     FILTER,
     GROUP_BY,
+    IDENTITY,
     IDENTITY_MASK,
     JOIN,
     SORT,
     ExpressionEvaluator,
     Lineage,
     add_into,
+    cast_code,
     shift,
     union,
 )
@@ -94,6 +97,16 @@ NULL_INTOLERANT = frozenset(
         "Cast",
     ]
 )
+#: Spark's ``JoinType.sql`` of the join type objects (descriptions: ``INNER JOIN ON ...``).
+_JOIN_SQL = {
+    "Inner": "INNER",
+    "Cross": "CROSS",
+    "LeftOuter": "LEFT OUTER",
+    "RightOuter": "RIGHT OUTER",
+    "FullOuter": "FULL OUTER",
+    "LeftSemi": "LEFT SEMI",
+    "LeftAnti": "LEFT ANTI",
+}
 _TRANSPARENT_FOR_CHECKS = frozenset({"SubqueryAlias", "View", "ResolvedHint"})
 
 
@@ -120,6 +133,12 @@ class PlanWalk:
         self.loop_outputs: dict[Any, list[Lineage]] = {}
         self.loop_budget = _LOOP_BUDGET
         self.unknown: dict[str, None] = {}
+        # Descriptions (only when the plan JSON carries expression texts, "sql"): an attribute's
+        # defining expression, and the dataset-wide dependencies of the root plan with their text.
+        self.texts: dict[int, str] = {}
+        self.computed: set[int] = set()  # attributes whose text is an alias's (not a bare column)
+        self.dataset_texts: list[tuple[str, Lineage]] = []
+        self.root_sink: Lineage | None = None
         self.exprs = ExpressionEvaluator(self.attrs, self._subquery)
         self.rules: dict[str, Callable[[Node, list[list[Attr]], Lineage], list[Attr]]] = {
             "Project": self._project,
@@ -208,13 +227,48 @@ class PlanWalk:
                 attr = raw_attribute(items)
                 if attr is not None:
                     out.append(attr)
+                    text = items[0].get("sql")
+                    if type(text) is str:  # a bare column keeps the text of what made it, if any
+                        self.texts.setdefault(attr[0], text)
             elif cls == "Alias":
                 expr = parse_tree(items)
                 ident = expr_id(expr) if expr is not None else None
                 if expr is not None and ident is not None:
                     self.attrs[ident] = self.exprs.lineage(expr)
                     out.append((ident, name_of(expr)))
+                    text = expr.fields.get("sql")
+                    if type(text) is str:
+                        self.texts[ident] = self._inherited_text(expr) or text
+                        self.computed.add(ident)
         return out
+
+    def _inherited_text(self, alias: Node) -> str | None:
+        """A renamed attribute (or one cast without change) keeps the text of its own expression:
+        ``total AS t`` over ``sum(amount) AS total`` is described as ``sum(amount)``."""
+        child = alias.children[0] if alias.children else None
+        while child is not None and child.cls in CAST_CLASSES and cast_code(child) == IDENTITY:
+            child = child.children[0] if child.children else None
+        if child is None or child.cls != "AttributeReference":
+            return None
+        ident = expr_id(child)
+        return self.texts.get(ident) if ident in self.computed else None
+
+    def _collect(
+        self, exprs: list[Node], code: int, sink: Lineage, clause: str, separator: str = ", "
+    ) -> None:
+        """Dataset-wide dependencies of one clause's expressions; with their texts, kept apart too,
+        described as openlineage-spark does: ``clause`` formatted with the joined texts
+        (``WHERE (a > 1)``, ``GROUP BY a, b``, ``INNER JOIN ON (a = b)``, ``SORT BY a ASC...``)."""
+        texts = [text for text in (expr.fields.get("sql") for expr in exprs) if type(text) is str]
+        if sink is not self.root_sink or not exprs or len(texts) != len(exprs):
+            for expr in exprs:
+                self.exprs.collect(expr, code, sink)
+            return
+        part: Lineage = {}
+        for expr in exprs:
+            self.exprs.collect(expr, code, part)
+        add_into(sink, IDENTITY, part)
+        self.dataset_texts.append((clause.format(separator.join(texts)), part))
 
     def _attr_lineage(self, attrs: list[Attr], code: int, sink: Lineage) -> None:
         for ident, _ in attrs:
@@ -252,8 +306,7 @@ class PlanWalk:
         # openlineage-spark skips GROUP BY over a UNION that groups by every output (UNION DISTINCT)
         grouped = {expr_id(expr) for expr in grouping if expr.cls == "AttributeReference"}
         if not (self._first_child_class(node) == "Union" and {i for i, _ in outputs} <= grouped):
-            for expr in grouping:
-                self.exprs.collect(expr, GROUP_BY, sink)
+            self._collect(grouping, GROUP_BY, sink, "GROUP BY {}")
         return outputs
 
     def _window(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
@@ -263,12 +316,11 @@ class PlanWalk:
     def _filter(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
         condition = expr_field(node, "condition")
         if condition is not None:
-            self.exprs.collect(condition, FILTER, sink)
+            self._collect([condition], FILTER, sink, "WHERE {}")
         return inputs[0] if inputs else []
 
     def _sort(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
-        for order in expr_list_field(node, "order"):
-            self.exprs.collect(order, SORT, sink)
+        self._collect(expr_list_field(node, "order"), SORT, sink, "SORT BY {}", ";")
         return inputs[0] if inputs else []
 
     def _join(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
@@ -277,7 +329,7 @@ class PlanWalk:
         kind = object_name(node.fields.get("joinType"))
         condition = expr_field(node, "condition")
         if condition is not None:
-            self.exprs.collect(condition, JOIN, sink)
+            self._collect([condition], JOIN, sink, _JOIN_SQL.get(kind, kind.upper()) + " JOIN ON {}")
             self._inferred_not_null(condition, kind, left, right, sink)
         if kind in LEFT_ONLY_JOINS:
             return left
@@ -332,7 +384,7 @@ class PlanWalk:
             right = self.walk(plan, sink)
         condition = expr_field(node, "condition")
         if condition is not None:
-            self.exprs.collect(condition, JOIN, sink)
+            self._collect([condition], JOIN, sink, "LATERAL JOIN ON {}")
         return left + right
 
     def _union(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:

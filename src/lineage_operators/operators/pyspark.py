@@ -54,6 +54,9 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     :param column_lineage_dataset_dependencies: ``"dataset"`` (filters, join keys... in the facet's
         ``dataset`` list) or ``"fields"`` (copied into every field); ``None``: config, else "dataset".
     :param column_lineage_max_columns: outputs with more columns get no facet; ``None``: config, else 1000.
+    :param column_lineage_descriptions: fill each transformation's ``description`` with the expression's
+        text as Spark prints it (``sum(amount)``; secrets redacted, long texts cut); ``None``: the
+        ``[lineage_operators] column_lineage_descriptions`` config, else off.
     :param inputs: / :param outputs: datasets known before the run (paths or URIs), templated.
     :param asset_alias: name of an Airflow ``AssetAlias`` added to ``outlets``. On success, every
         dataset written becomes an asset event on each ``AssetAlias`` outlet (see ``assets.py``).
@@ -80,6 +83,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     column_lineage: bool | None = None
     column_lineage_dataset_dependencies: str | None = None
     column_lineage_max_columns: int | None = None
+    column_lineage_descriptions: bool | None = None
 
     def __init__(
         self,
@@ -93,6 +97,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         column_lineage: bool | None = None,
         column_lineage_dataset_dependencies: str | None = None,
         column_lineage_max_columns: int | None = None,
+        column_lineage_descriptions: bool | None = None,
         op_args: Sequence[Any] | None = None,
         op_kwargs: Mapping[str, Any] | None = None,
         templates_dict: dict[str, Any] | None = None,
@@ -127,6 +132,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             column_lineage is not None
             or column_lineage_dataset_dependencies is not None
             or column_lineage_max_columns is not None
+            or column_lineage_descriptions is not None
         ):
             from lineage_operators.column_lineage.settings import validate
 
@@ -134,6 +140,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
                 column_lineage,
                 column_lineage_dataset_dependencies,
                 column_lineage_max_columns,
+                column_lineage_descriptions,
                 owner=type(self).__name__,
             )
         # One level for this class, the mixin's and PythonOperator's arguments: see _python_init.
@@ -168,6 +175,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             self.column_lineage_dataset_dependencies = column_lineage_dataset_dependencies
         if column_lineage_max_columns is not None:
             self.column_lineage_max_columns = column_lineage_max_columns
+        if column_lineage_descriptions is not None:
+            self.column_lineage_descriptions = column_lineage_descriptions
 
     def run_spark(self, spark: SparkSession, context: Any) -> Any:
         """Override in an internal operator to run its job; the return value goes to XCom."""
@@ -274,7 +283,10 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             from lineage_operators.spark.captures import new_capture
 
             settings = resolve_settings(
-                self.column_lineage, self.column_lineage_dataset_dependencies, self.column_lineage_max_columns
+                self.column_lineage,
+                self.column_lineage_dataset_dependencies,
+                self.column_lineage_max_columns,
+                self.column_lineage_descriptions,
             )
             capture = new_capture(spark, timeout=capture_timeout(), column_lineage=settings)
             capture.start()

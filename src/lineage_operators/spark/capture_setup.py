@@ -131,7 +131,9 @@ def column_reader(tools: Any, settings: Any) -> Any:
     settings = settings or ColumnLineageSettings()
     if not settings.enabled:
         return None
-    return PlanJsonReader(tools, settings.max_columns, settings.max_plan_leaf_columns)
+    return PlanJsonReader(
+        tools, settings.max_columns, settings.max_plan_leaf_columns, descriptions=settings.descriptions
+    )
 
 
 def start_rdd_jobs(tools: Any, jsc: Any) -> Any:

@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from lineage_operators._logging import get_logger
+from lineage_operators.column_lineage.descriptions import JVM_CAP_CHARS
 from lineage_operators.column_lineage.settings import DEFAULT_MAX_PLAN_LEAF_COLUMNS
 from lineage_operators.spark._errors import describe
 from lineage_operators.spark.jvm import NONE, SEP, JvmTools, split_list
@@ -160,9 +161,15 @@ class PlanJsonReader:
     """Reads the column lineage of write executions; one per capture (owns one temporary file)."""
 
     def __init__(
-        self, tools: JvmTools, max_columns: int, max_leaf_columns: int = DEFAULT_MAX_PLAN_LEAF_COLUMNS
+        self,
+        tools: JvmTools,
+        max_columns: int,
+        max_leaf_columns: int = DEFAULT_MAX_PLAN_LEAF_COLUMNS,
+        descriptions: bool = False,
     ) -> None:
         self._t = tools
+        self._describe_cap = JVM_CAP_CHARS if descriptions else 0
+        self._described_writer: Any = None  # the JVM's writer this reader turned texts on for
         self._max_columns = max_columns
         self._max_leaf_columns = max_leaf_columns
         self._path: str | None = None
@@ -174,6 +181,8 @@ class PlanJsonReader:
         """What the one-call read (:mod:`.plan_batch`) may do for a write's column lineage: render
         its plan when it reads at most this many leaf columns, and put a reply too long for one
         py4j segment in this file (None: no file; none is made unless ``with_file``)."""
+        if self._describe_cap or any(cap for _, cap in _describe_caps.values()):
+            self._sync_descriptions(compact_writer(self._t))  # off: no call, no work
         return min(self._max_leaf_columns, 2**31 - 1), self._file() if self._use_file and with_file else None
 
     def read_reply_file(self) -> str:
@@ -213,6 +222,7 @@ class PlanJsonReader:
     ) -> Any:
         leaf_columns = len({expr_id for rel in inputs for expr_id in rel.expr_ids})
         writer = compact_writer(self._t) if leaf_columns <= self._max_leaf_columns else None
+        self._sync_descriptions(writer)
         limit = self._max_leaf_columns
         if writer is None:
             limit = min(limit, TO_JSON_MAX_LEAF_COLUMNS)
@@ -273,7 +283,30 @@ class PlanJsonReader:
             )
         return lineage
 
+    def _reset_descriptions(self) -> None:
+        """Turn the writer's texts off again if this capture turned them on: the writer is the
+        JVM's, and the next capture (or a direct user of the writer) must not inherit them."""
+        writer = self._described_writer
+        if writer is not None and _describe_caps.get(id(writer), (None, 0))[1]:
+            with contextlib.suppress(Exception):
+                writer.describe(0)
+                _describe_caps[id(writer)] = (writer, 0)
+
+    def _sync_descriptions(self, writer: Any) -> None:
+        """Tell the JVM's plan writer (one per JVM) whether this capture wants expression texts:
+        one py4j call, and only when the wanted mode differs from the writer's current one."""
+        if writer is None or _describe_caps.get(id(writer), (None, 0))[1] == self._describe_cap:
+            return
+        if self._describe_cap:
+            self._described_writer = writer
+        try:
+            writer.describe(self._describe_cap)
+            _describe_caps[id(writer)] = (writer, self._describe_cap)
+        except Exception as exc:
+            log_once("describe", logging.INFO, "lineage capture: no column descriptions: %s", describe(exc))
+
     def close(self) -> None:
+        self._reset_descriptions()
         with self._lock:
             if self._path is not None:
                 with contextlib.suppress(OSError):
@@ -368,6 +401,10 @@ class PlanJsonReader:
             return None
         return self._read_file()
 
+
+#: The description cap each JVM plan writer was last given, by its Python proxy's id (the proxy is
+#: kept, so its id is never reused by another JVM's writer).
+_describe_caps: dict[int, tuple[Any, int]] = {}
 
 #: Plan files not closed yet: a reader hung at the process's exit never reaches its close.
 _OPEN_FILES: set[str] = set()

@@ -20,6 +20,8 @@ import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.ExprId;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.trees.TreeNode;
 import org.apache.spark.sql.types.DataType;
 
@@ -37,6 +39,32 @@ public class PlanWriter {
         } catch (NoSuchMethodException e) {
             return null;
         }
+    }
+
+    /**
+     * Descriptions (column_lineage_descriptions): 0 = off, else the most characters of an
+     * expression's text written ({@code "sql"} on the top expression of a DESCRIBED field).
+     */
+    private volatile int describeCap = 0;
+
+    /** Spark's {@code spark.sql.redaction.string.regex} of the plan being written, or null. */
+    private java.util.regex.Pattern redaction;
+
+    /** Plan fields whose top expressions make column-lineage entries (what descriptions describe). */
+    private static final Set DESCRIBED = new HashSet(Arrays.asList(new String[] {
+        "condition", "projectList", "aggregateExpressions", "windowExpressions",
+        "groupingExpressions", "order"
+    }));
+
+    /** Whether a field's top expressions get their text. */
+    private static final int NO_TEXT = 0, TEXT = 1;
+
+    /** Replaces what Spark's redaction regex matches, as Spark's own redaction does. */
+    private static final String REDACTED = "*********(redacted)";
+
+    /** Turns descriptions on (at most {@code cap} characters of each text) or off (0). */
+    public void describe(int cap) {
+        describeCap = cap;
     }
 
     /** Constructor fields the engine reads (lineage_operators.column_lineage: plan_walk, expressions). */
@@ -75,12 +103,17 @@ public class PlanWriter {
             return null;
         }
         StringBuilder out = new StringBuilder(1 << 16);
-        tree((TreeNode) query, out);
+        redaction = describeCap > 0 ? redactionPattern() : null;
+        tree((TreeNode) query, out, NO_TEXT);
         return out;
     }
 
-    /** A node and its descendants, pre-order, as one JSON array (iterative: plans can be deep). */
-    private void tree(TreeNode root, StringBuilder out) {
+    /**
+     * A node and its descendants, pre-order, as one JSON array (iterative: plans can be deep);
+     * {@code described}: TEXT when the root is a top expression whose text is wanted.
+     */
+    private void tree(TreeNode root, StringBuilder out, int described) {
+        String sql = described != NO_TEXT ? text(root) : null;
         ArrayDeque stack = new ArrayDeque();
         stack.push(new Object[] {root, Boolean.FALSE});
         out.append('[');
@@ -93,7 +126,7 @@ public class PlanWriter {
                 out.append(',');
             }
             first = false;
-            node(node, ((Boolean) item[1]).booleanValue(), out);
+            node(node, ((Boolean) item[1]).booleanValue(), out, node == root ? sql : null);
             children.clear();
             scala.collection.Iterator it = node.children().iterator();
             while (it.hasNext()) {
@@ -108,7 +141,7 @@ public class PlanWriter {
     }
 
     /** One node's object; {@code underCast}: its data type matters (a cast's child). */
-    private void node(TreeNode node, boolean underCast, StringBuilder out) {
+    private void node(TreeNode node, boolean underCast, StringBuilder out, String sql) {
         out.append("{\"class\":");
         string(shortName(node.getClass()), out);
         out.append(",\"num-children\":").append(node.children().size());
@@ -123,7 +156,8 @@ public class PlanWriter {
                 continue;
             }
             out.append(",\"").append(name).append("\":");
-            value(node, value, out);
+            value(node, value, out,
+                describeCap > 0 && node instanceof LogicalPlan && DESCRIBED.contains(name) ? TEXT : NO_TEXT);
             wroteId = wroteId || "exprId".equals(name);
         }
         if (!wroteId && (node instanceof Attribute || node instanceof Alias)) {
@@ -132,10 +166,43 @@ public class PlanWriter {
             out.append(",\"exprId\":");
             exprId(id, out);
         }
+        if (sql != null) {
+            out.append(",\"sql\":");
+            string(sql, out);
+        }
         out.append('}');
     }
 
-    private void value(TreeNode owner, Object value, StringBuilder out) {
+    /**
+     * Spark's text of a top expression ({@code sum(amount) AS total}, {@code order_id}),
+     * redacted by Spark's string redaction regex and cut at the cap; null when there is none.
+     */
+    private String text(TreeNode node) {
+        if (!(node instanceof Expression)) {
+            return null;
+        }
+        try {
+            String sql = ((Expression) node).sql();
+            if (redaction != null) {
+                sql = redaction.matcher(sql).replaceAll(REDACTED);
+            }
+            int cap = describeCap;
+            return sql.length() > cap ? sql.substring(0, cap) : sql;
+        } catch (Throwable e) {
+            return null;  // an expression that cannot print itself: no description
+        }
+    }
+
+    private static java.util.regex.Pattern redactionPattern() {
+        try {
+            scala.Option regex = org.apache.spark.sql.internal.SQLConf.get().stringRedactionPattern();
+            return regex.isEmpty() ? null : ((scala.util.matching.Regex) regex.get()).pattern();
+        } catch (Throwable e) {
+            return null;
+        }
+    }
+
+    private void value(TreeNode owner, Object value, StringBuilder out, int described) {
         if (value == null) {
             out.append("null");
         } else if (value instanceof TreeNode) {
@@ -143,7 +210,7 @@ public class PlanWriter {
             if (index >= 0) {
                 out.append(index);
             } else {
-                tree((TreeNode) value, out);
+                tree((TreeNode) value, out, described);
             }
         } else if (value instanceof String) {
             string((String) value, out);
@@ -159,7 +226,7 @@ public class PlanWriter {
             if (option.isEmpty()) {
                 out.append("null");
             } else {
-                value(owner, option.get(), out);
+                value(owner, option.get(), out, described);
             }
         } else if (value instanceof scala.collection.Iterable) {
             out.append('[');
@@ -170,7 +237,7 @@ public class PlanWriter {
                     out.append(',');
                 }
                 first = false;
-                value(owner, it.next(), out);
+                value(owner, it.next(), out, described);
             }
             out.append(']');
         } else if (value instanceof scala.Product) {
@@ -198,7 +265,7 @@ public class PlanWriter {
             Object value = values.next();
             if (FIELDS.contains(name)) {
                 out.append(",\"").append(name).append("\":");
-                value(owner, value, out);
+                value(owner, value, out, NO_TEXT);
             }
         }
         out.append('}');
