@@ -102,7 +102,7 @@ LINE_SPARK_TESTS ?= tests/spark/test_capture_files.py tests/spark/test_capture_l
 	tests/spark/test_column_lineage_compact_plans.py tests/spark/test_attribution_records.py \
 	tests/spark/test_plan_batch_parity.py tests/spark/test_execution_queue.py tests/spark/test_capture_streaming.py \
 	tests/spark/test_quality_observe.py
-LINE_SYSTEM_TESTS ?= tests/system/test_example_dags.py tests/system/test_one_process.py
+LINE_SYSTEM_TESTS ?= tests/system/test_example_dags.py tests/system/test_one_process.py tests/system/test_data_quality.py
 LINE_TESTS ?= $(LINE_SPARK_TESTS) $(LINE_SYSTEM_TESTS)
 CONNECT_SPARK_TESTS ?= tests/spark/test_connect_capture.py tests/spark/test_connect_parity.py \
 	tests/spark/test_connect_column_lineage.py

@@ -8,8 +8,9 @@ skipped, failed early, deferred) are normal. OpenLineage modules are imported on
 
 from __future__ import annotations
 
+import contextlib
 import operator
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 # The recorder, the dataset model and the redacting logger are imported where a task runs, not
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from airflow.providers.openlineage.extractors import OperatorLineage
 
     from lineage_operators.model import LineageDataset
+    from lineage_operators.quality.observe import QualityRun
     from lineage_operators.recorder import DatasetLike, LineageRecorder
 
 DECLARED_FIELDS = ("inputs", "outputs")
@@ -79,6 +81,9 @@ class OpenLineageMixin:
     # (an assignment on an Airflow operator costs ~1.5 us, paid per task at every DAG parse).
     inputs: Any = None
     outputs: Any = None
+    #: ``data_quality=``: a :class:`~lineage_operators.quality.DataQuality` (checks per dataset).
+    data_quality: Any = None
+    _data_quality_run: QualityRun | None = None
     template_fields: Sequence[str]
     #: Template fields listed on a task only while they hold a value (see :class:`TemplateFields`).
     template_fields_when_set: ClassVar[tuple[str, ...]] = DECLARED_FIELDS
@@ -94,6 +99,7 @@ class OpenLineageMixin:
         *args: Any,
         inputs: DatasetLike | Sequence[DatasetLike] | None = None,
         outputs: DatasetLike | Sequence[DatasetLike] | None = None,
+        data_quality: Any = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -101,6 +107,8 @@ class OpenLineageMixin:
             self.inputs = validate_declared(inputs, "inputs")
         if outputs is not None:
             self.outputs = validate_declared(outputs, "outputs")
+        if data_quality is not None:
+            self.data_quality = validate_data_quality(data_quality, self)
 
     def render_template_fields(self, context: Any, jinja_env: Any = None) -> None:
         """Render as Airflow does, then register the secrets the rendered values hold with
@@ -126,6 +134,29 @@ class OpenLineageMixin:
         from lineage_operators.recorder import LineageRecorder
 
         self._lineage_recorder = LineageRecorder(self._lineage_label())
+        self._data_quality_run = None
+
+    @contextlib.contextmanager
+    def checking_data_quality(self, context: Any = None) -> Iterator[QualityRun | None]:
+        """Evaluate the ``data_quality=`` checks on the writes of the block, in their own Spark jobs
+        (``with self.checking_data_quality(context): df.write...``). The results join the task's
+        lineage; with ``on_failure="fail"`` a failed check raises
+        :class:`~lineage_operators.quality.report.DataQualityError` when the block ends."""
+        if self.data_quality is None:
+            yield None
+            return
+        from lineage_operators.capture_settings import capture_timeout
+        from lineage_operators.quality.observe import checking
+        from lineage_operators.quality.report import raise_if_failed
+        from lineage_operators.quality.spec import rendered
+
+        spec = self.data_quality
+        if context is not None:  # templated like the other arguments, at run time
+            spec = rendered(spec, lambda text: self.render_template(text, context))  # type: ignore[attr-defined]
+        with checking(spec, capture_timeout()) as run:
+            self._data_quality_run = run
+            yield run
+        raise_if_failed(run)
 
     @property
     def resolved_inputs(self) -> list[LineageDataset]:
@@ -165,6 +196,9 @@ class OpenLineageMixin:
             job_facets: dict[str, Any] = {}
             recorder = self.__dict__.get("_lineage_recorder")
             if include_recorded and recorder is not None:
+                from lineage_operators.quality.report import record_quality
+
+                record_quality(recorder, self.__dict__.get("_data_quality_run"))
                 inputs += recorder.inputs
                 outputs += recorder.outputs
                 run_facets.update(recorder.run_facets)
@@ -273,6 +307,13 @@ def _to_openlineage(datasets: Iterable[LineageDataset], direction: str, label: s
                 "Lineage of task %s: dropped %s dataset %s: %s", label, direction, dataset.uri, error
             )
     return built
+
+
+def validate_data_quality(value: Any, task: Any) -> Any:
+    """``data_quality=`` checked when the DAG is defined: a clear error naming the task."""
+    from lineage_operators.quality.spec import data_quality_spec
+
+    return data_quality_spec(value, owner=f"task {getattr(task, 'task_id', type(task).__name__)}")
 
 
 def validate_declared(value: Any, argument: str) -> Any:

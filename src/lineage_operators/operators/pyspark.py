@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.standard.operators.python import PythonOperator
 
-from lineage_operators.mixin import OpenLineageMixin, validate_declared
+from lineage_operators.mixin import OpenLineageMixin, validate_data_quality, validate_declared
 
 # Everything else of this package is imported where it is needed: a DAG file importing the
 # operator loads only this module and the mixin (a module costs ~0.1 ms to import, which the
@@ -58,6 +58,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         text as Spark prints it (``sum(amount)``; secrets redacted, long texts cut); ``None``: the
         ``[lineage_operators] column_lineage_descriptions`` config, else off.
     :param inputs: / :param outputs: datasets known before the run (paths or URIs), templated.
+    :param data_quality: checks evaluated while the task writes (:mod:`lineage_operators.quality`):
+        ``{"path or table": [not_null("id"), ...]}`` or a ``DataQuality(..., on_failure="fail")``.
     :param asset_alias: name of an Airflow ``AssetAlias`` added to ``outlets``. On success, every
         dataset written becomes an asset event on each ``AssetAlias`` outlet (see ``assets.py``).
 
@@ -105,6 +107,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         show_return_value_in_logs: bool = True,
         inputs: Any = None,
         outputs: Any = None,
+        data_quality: Any = None,
         **kwargs: Any,
     ) -> None:
         if python_callable is None:
@@ -158,6 +161,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             self.inputs = validate_declared(inputs, "inputs")
         if outputs is not None:
             self.outputs = validate_declared(outputs, "outputs")
+        if data_quality is not None:
+            self.data_quality = validate_data_quality(data_quality, self)
         # Only values that differ from the class defaults become instance attributes: each
         # assignment goes through BaseOperator.__setattr__ (~1.5 us), and a DAG file may define
         # hundreds of these tasks. Reading, templating and serializing see the same values.
@@ -215,10 +220,11 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             raise
         capture = self._start_capture(spark, spec)
         try:
-            if self.python_callable is _use_run_spark:
-                return self.run_spark(spark, context)
-            self.op_kwargs = {**self.op_kwargs, **self._spark_arguments(spark)}
-            return super().execute_callable()
+            with self.checking_data_quality(context):
+                if self.python_callable is _use_run_spark:
+                    return self.run_spark(spark, context)
+                self.op_kwargs = {**self.op_kwargs, **self._spark_arguments(spark)}
+                return super().execute_callable()
         except Exception as error:
             if _holds_secret(error):
                 raise _without_secrets(error) from None

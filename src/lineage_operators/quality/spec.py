@@ -11,8 +11,8 @@ evaluated while that dataset is written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lineage_operators.quality.checks import Check
@@ -60,6 +60,22 @@ def data_quality_spec(value: Any, *, owner: str = "") -> DataQuality | None:
     )
 
 
+def rendered(spec: DataQuality, render: Callable[[str], Any]) -> DataQuality:
+    """The spec with its Jinja templates rendered (at run time, like the operator's other templated
+    arguments): each dataset name, and each check's column and SQL predicate."""
+
+    def text(value: str | None) -> str | None:
+        return None if value is None else str(render(value))
+
+    checks = {
+        str(text(dataset)): tuple(
+            replace(c, column=text(c.column), predicate=text(c.predicate)) for c in listed
+        )
+        for dataset, listed in spec.checks.items()
+    }
+    return DataQuality(checks, spec.on_failure)
+
+
 def _checks_by_dataset(checks: Any) -> dict[str, tuple[Check, ...]]:
     if not isinstance(checks, Mapping):
         raise TypeError(f"checks must be a mapping of dataset -> checks, got {type(checks).__name__}")
@@ -84,4 +100,4 @@ def _checks_by_dataset(checks: Any) -> dict[str, tuple[Check, ...]]:
     return normalized
 
 
-__all__ = ["FAIL", "ON_FAILURE", "REPORT", "DataQuality", "data_quality_spec"]
+__all__ = ["FAIL", "ON_FAILURE", "REPORT", "DataQuality", "data_quality_spec", "rendered"]
