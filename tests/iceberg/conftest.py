@@ -36,7 +36,6 @@ def iceberg_warehouses(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, 
 def iceberg_jars() -> list[Path]:
     """[the Iceberg runtime of this Spark line]; skips on a line Iceberg publishes no runtime for."""
     import pyspark
-
     from tests.support.maven_jars import JarUnavailable, fetch, iceberg_runtime_name
 
     name = iceberg_runtime_name(pyspark.__version__)

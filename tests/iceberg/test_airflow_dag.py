@@ -1,5 +1,6 @@
 """System test: real Airflow (``dag.test()`` through the project's harness), the real OpenLineage
-provider and listener, the operator writing and reading Iceberg tables (every Spark line with an Iceberg runtime).
+provider and listener, the operator writing and reading Iceberg tables (every Spark line with an
+Iceberg runtime).
 
 Runs first in this directory (file order): its operator starts the JVM with the Iceberg jars of
 its own ``config_kwargs``, as a user's DAG would, and stops the session it created.
