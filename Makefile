@@ -22,7 +22,7 @@ pyspark_wheels = bash scripts/pyspark_wheels.sh $(PY) $(1)
 LOWEST_PYSPARK := 4.0.0
 LOWEST_SPARK_PYSPARK := 3.5.0
 
-.PHONY: setup demo test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-peer peer lint bench services spark-only-env spark-provider-env clean
+.PHONY: setup demo test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-peer peer lint bench services spark-only-env spark-provider-env clean test-envs
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -180,14 +180,20 @@ services:
 demo: setup
 	$(PY) scripts/demo.py
 
+# After the main suite, the other environments' suites run TEST_JOBS at a time (each pytest process has its own
+# PostgreSQL, Airflow home, Spark and Connect server; their output is printed per suite when it ends). Their
+# environments and test-only jars are made first, one at a time, so that no two jobs build the same one.
+TEST_JOBS ?= 2
+LINE_SUITES := test-peer test-lowest test-lowest-spark test-spark-lines test-iceberg
+
+test-envs: $(LOWEST_VENV)/.installed $(LOWEST_SPARK_VENV)/.installed $(foreach l,$(SPARK_LINES),.venv-spark-$(l)/.installed)
+	$(PY) -m tests.support.maven_jars --all > /dev/null
+
 test: setup spark-only-env spark-provider-env services
 	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
 	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --durations=15 --ignore=tests/peer
-	$(MAKE) test-peer
-	$(MAKE) test-lowest
-	$(MAKE) test-lowest-spark
-	$(MAKE) test-spark-lines
-	$(MAKE) test-iceberg
+	$(MAKE) test-envs
+	$(MAKE) -j$(TEST_JOBS) --output-sync=target $(LINE_SUITES)
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts

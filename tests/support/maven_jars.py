@@ -7,7 +7,7 @@ The cache is ``$LINEAGE_JAR_CACHE`` or ``~/.cache/lineage-operators/maven``; a s
 verified jar there and returns at once (no ``mvn`` run). Nothing here is ever a dependency of the package.
 
 ``python -m tests.support.maven_jars NAME...`` fetches the named artifacts and prints their paths,
-comma-joined (a ``spark.jars`` value); ``--list`` prints what is pinned.
+comma-joined (a ``spark.jars`` value); ``--all`` fetches every pinned one; ``--list`` prints what is pinned.
 """
 
 from __future__ import annotations
@@ -157,6 +157,8 @@ def _mvn_copy(artifact: Artifact, directory: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if argv == ["--all"]:
+        argv = list(PINNED)
     if argv == ["--list"]:
         for name, artifact in PINNED.items():
             print(f"{name}\t{artifact.coordinates}\t{artifact.sha256}")
@@ -164,7 +166,8 @@ def main(argv: list[str]) -> int:
     unknown = [name for name in argv if name not in PINNED]
     if not argv or unknown:
         print(
-            f"usage: python -m tests.support.maven_jars NAME... | --list (names: {', '.join(PINNED)})",
+            "usage: python -m tests.support.maven_jars NAME... | --all | --list "
+            f"(names: {', '.join(PINNED)})",
             file=sys.stderr,
         )
         return 2
