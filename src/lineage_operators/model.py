@@ -6,6 +6,7 @@ and are read later by the provider in a forked child, so they must be cheap and 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -55,3 +56,14 @@ class LineageDataset:
             {**self.input_facets, **other.input_facets},
             {**self.output_facets, **other.output_facets},
         )
+
+
+def sorted_datasets(datasets: Iterable[LineageDataset]) -> list[LineageDataset]:
+    """Merge duplicates by (namespace, name) and sort, so events are deterministic.
+
+    Here, beside the type, so the classic capture merges results without importing the recorder."""
+    merged: dict[tuple[str, str], LineageDataset] = {}
+    for dataset in datasets:
+        known = merged.get(dataset.key)
+        merged[dataset.key] = known.merged_with(dataset) if known else dataset
+    return [merged[key] for key in sorted(merged)]

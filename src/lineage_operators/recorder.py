@@ -12,7 +12,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators._optional import openlineage_client_available
-from lineage_operators.model import LineageDataset
+from lineage_operators.model import LineageDataset, sorted_datasets
 
 log = get_logger(__name__)
 
@@ -153,7 +153,7 @@ class LineageRecorder:
 
 
 def _describe(error: BaseException) -> str:
-    from lineage_operators.spark._errors import describe
+    from lineage_operators._errors import describe
 
     return describe(error)
 
@@ -170,12 +170,3 @@ def from_openlineage_dataset(dataset: Any) -> LineageDataset:
         dict(getattr(dataset, "inputFacets", None) or {}),
         dict(getattr(dataset, "outputFacets", None) or {}),
     )
-
-
-def sorted_datasets(datasets: Iterable[LineageDataset]) -> list[LineageDataset]:
-    """Merge duplicates by (namespace, name) and sort, so events are deterministic."""
-    merged: dict[tuple[str, str], LineageDataset] = {}
-    for dataset in datasets:
-        known = merged.get(dataset.key)
-        merged[dataset.key] = known.merged_with(dataset) if known else dataset
-    return [merged[key] for key in sorted(merged)]

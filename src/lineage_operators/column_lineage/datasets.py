@@ -131,7 +131,7 @@ def attach_column_lineage(
             if facet is not None:
                 dataset.facets["columnLineage"] = facet
     except Exception as exc:
-        from lineage_operators.spark._errors import describe
+        from lineage_operators._errors import describe
 
         log.warning("lineage capture: column lineage facets failed: %s", describe(exc))
 

@@ -123,7 +123,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
                 f"config_kwargs must be a mapping of Spark conf, got {type(config_kwargs).__name__}"
             )
         if master is not None or capture_lineage is not True:
-            from lineage_operators.operators.arguments import check_capture_lineage, check_master
+            from lineage_operators.spark.arguments import check_capture_lineage, check_master
 
             check_master(master)
             check_capture_lineage(capture_lineage)
@@ -247,7 +247,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         )
 
         if not self.conn_id:
-            from lineage_operators.operators.arguments import check_master
+            from lineage_operators.spark.arguments import check_master
 
             check_master(self.master)  # templated values are known only now
         conf = {"spark.app.name": f"{self.dag_id}.{self.task_id}", **(self.config_kwargs or {})}

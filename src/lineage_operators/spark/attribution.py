@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.job_statistics import ExecutionJobs, execution_fields, read_executions
 from lineage_operators.spark.jvm import JvmTools
 from lineage_operators.spark.ownership import TAG_PREFIX, verdict

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark._errors import describe
 
 log = get_logger(__name__)
 
@@ -118,7 +118,7 @@ def finish() -> Any:
 
 def merge_results(results: Sequence[Any]) -> Any:
     """One result for a task that used several sessions: datasets merged, first session's facets."""
-    from lineage_operators.recorder import sorted_datasets
+    from lineage_operators.model import sorted_datasets
     from lineage_operators.spark.capture import CaptureResult
 
     merged = CaptureResult()

@@ -51,14 +51,13 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.capture_settings import DEFAULT_CAPTURE_TIMEOUT
-from lineage_operators.model import LineageDataset
 from lineage_operators.spark import capture_setup as setup
-from lineage_operators.spark._errors import describe
+from lineage_operators.spark.facts import CaptureResult, build_result
 from lineage_operators.spark.handles import release
 
 log = get_logger(__name__)
@@ -67,22 +66,6 @@ log = get_logger(__name__)
 #: reading what it delivered): :mod:`lineage_operators.capture_settings`.
 DEFAULT_DRAIN_TIMEOUT = DEFAULT_CAPTURE_TIMEOUT
 START_DRAIN_TIMEOUT = 5.0
-
-
-@dataclass
-class CaptureResult:
-    """What the task read and wrote, with the run and job facets Spark knows."""
-
-    inputs: list[LineageDataset] = field(default_factory=list)
-    outputs: list[LineageDataset] = field(default_factory=list)
-    run_facets: dict[str, Any] = field(default_factory=dict)
-    job_facets: dict[str, Any] = field(default_factory=dict)
-    #: Executions attributed to the task.
-    executions: int = 0
-    #: Time spent reading plans in listener callbacks (ms, summed).
-    capture_ms: float = 0.0
-    #: False when some executions may be missing (listener-bus drain timed out, capture failed).
-    complete: bool = True
 
 
 class SparkLineageCapture:
@@ -399,26 +382,6 @@ def _context_stopped(spark: Any) -> bool:
         return spark.sparkContext._jsc is None
     except Exception:
         return True
-
-
-def build_result(
-    facts: list[Any], naming: Any, run_facets: dict[str, Any], *, complete: bool, column_lineage: Any = None
-) -> CaptureResult:
-    """Name and merge execution facts (any capture's) into the task's :class:`CaptureResult`."""
-    from lineage_operators.facets import sql_job_facet
-    from lineage_operators.spark.resolve import resolve
-
-    inputs, outputs, statements = resolve(facts, naming, column_lineage)
-    sql = sql_job_facet(statements)
-    return CaptureResult(
-        inputs=inputs,
-        outputs=outputs,
-        run_facets=run_facets,
-        job_facets={"sql": sql} if sql is not None else {},
-        executions=len(facts),
-        capture_ms=sum(f.cost_ms for f in facts),
-        complete=complete,
-    )
 
 
 __all__ = ["CaptureResult", "SparkLineageCapture", "build_result"]

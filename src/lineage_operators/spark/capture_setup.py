@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark._errors import describe
 
 log = get_logger(__name__)
 

@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger, py4j_quiet_here
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.handles import release
 from lineage_operators.spark.plan_batch import PART
 from lineage_operators.spark.spark_line import SparkLine

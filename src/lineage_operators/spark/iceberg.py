@@ -24,9 +24,9 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark import iceberg_catalogs as catalogs
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.iceberg_catalogs import IcebergCatalog
 from lineage_operators.spark.jvm import CTSEP, NONE, SEP, JvmTools, split_records
 

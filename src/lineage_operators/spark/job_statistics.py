@@ -22,8 +22,8 @@ from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.execution_ids import key_field
 from lineage_operators.spark.jvm import RSEP, JvmTools, split_list, split_records
 

@@ -71,7 +71,7 @@ class QueryListener:
         except BaseException as exc:  # nothing may reach Spark's listener bus
             if not self._warned:
                 self._warned = True
-                from lineage_operators.spark._errors import describe
+                from lineage_operators._errors import describe
 
                 log.warning(
                     "lineage capture: a Spark query callback failed, lineage may be incomplete: %s",
@@ -181,7 +181,7 @@ class HandOver:
             except BaseException as exc:  # the reader thread must go on
                 if not self._warned and not self.abandoned:
                     self._warned = True
-                    from lineage_operators.spark._errors import describe
+                    from lineage_operators._errors import describe
 
                     log.warning("lineage capture: reading a Spark execution failed: %s", describe(exc))
             finally:
@@ -202,7 +202,7 @@ def run_reader(
             try:
                 on_start()
             except Exception as exc:
-                from lineage_operators.spark._errors import describe
+                from lineage_operators._errors import describe
 
                 log.info("lineage capture: the reader thread could not be prepared: %s", describe(exc))
         read_all()

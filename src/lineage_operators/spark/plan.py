@@ -38,9 +38,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark import iceberg
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.alter import is_alter
 from lineage_operators.spark.execution_ids import query_key
 from lineage_operators.spark.execution_queue import QueuedReply

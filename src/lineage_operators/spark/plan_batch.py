@@ -109,7 +109,7 @@ def _configure_plans(t: JvmTools, reader: Any) -> None:
     try:
         reader.configurePlans(writer, query_of_fn(t))
     except Exception as exc:
-        from lineage_operators.spark._errors import describe
+        from lineage_operators._errors import describe
 
         log.info("lineage capture: a write's plan JSON is read in a call of its own (%s)", describe(exc))
 
@@ -119,7 +119,7 @@ def batch_reader(t: JvmTools) -> Any:
     try:
         found = t.cached("plan_batch.reader", _configure)
     except Exception as exc:
-        from lineage_operators.spark._errors import describe
+        from lineage_operators._errors import describe
 
         log.info("lineage capture: executions are read step by step (%s)", describe(exc))
         found = t.cached("plan_batch.reader", lambda _t: False)  # only when building raised

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.jvm import JvmTools
 from lineage_operators.spark.plan_classes import _SESSION_CATALOG
 from lineage_operators.spark.plan_facts import RelationFacts, TableRef, _parse_ct, uri_to_path

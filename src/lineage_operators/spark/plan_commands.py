@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark import iceberg
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.alter import alter_outputs, is_alter
 from lineage_operators.spark.jvm import CTSEP, NONE, SEP3, JvmTools
 from lineage_operators.spark.plan_catalog import CatalogOutputs

@@ -30,10 +30,10 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.column_lineage.descriptions import JVM_CAP_CHARS
 from lineage_operators.column_lineage.settings import DEFAULT_MAX_PLAN_LEAF_COLUMNS
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.jvm import NONE, SEP, JvmTools, split_list
 from lineage_operators.spark.plan_writer import compact_writer
 

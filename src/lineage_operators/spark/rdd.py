@@ -28,8 +28,8 @@ import threading
 import time
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.handles import release
 from lineage_operators.spark.helper_reads import RDD_JOB
 from lineage_operators.spark.job_statistics import job_totals

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.jvm import NONE, SEP, JvmTools, split_list
 
 log = get_logger(__name__)

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.model import DatasetName, LineageDataset
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.plan import ExecutionFacts, RelationFacts
 
 log = get_logger(__name__)

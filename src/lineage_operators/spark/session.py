@@ -46,7 +46,7 @@ def spec_from_connection(conn_id: str, conf: Mapping[str, Any] | None = None) ->
     """Read an Airflow ``spark`` or ``spark_connect`` connection as Airflow's Spark provider does."""
     from airflow.sdk import BaseHook
 
-    from lineage_operators.operators.arguments import check_connection
+    from lineage_operators.spark.arguments import check_connection
 
     connection = BaseHook.get_connection(conn_id)
     host = connection.host or ""

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.jvm import NONE, RSEP, JvmTools, split_records
 
 log = get_logger(__name__)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark import iceberg
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.plan_classes import _SESSION_CATALOG, _V2_CREATE_LIFECYCLE
 from lineage_operators.spark.plan_facts import RelationFacts, TableRef, _at, _directories, _v2_format
 

@@ -29,10 +29,10 @@ if TYPE_CHECKING:
     from lineage_operators.testing.golden import (
         DEFAULT_EXCLUDE,
         assert_events_match_file,
-        load_expected,
         to_expected,
         write_expected,
     )
+    from lineage_operators.testing.golden_file import load_expected
     from lineage_operators.testing.loading import load_dag
     from lineage_operators.testing.matchers import ABSENT, ANY, subset, unordered
     from lineage_operators.testing.runner import (
@@ -59,7 +59,7 @@ _EXPORTS = {
     "compare_events": "lineage_operators.testing.compare",
     "Mismatch": "lineage_operators.testing.compare",
     "assert_events_match_file": "lineage_operators.testing.golden",
-    "load_expected": "lineage_operators.testing.golden",
+    "load_expected": "lineage_operators.testing.golden_file",
     "write_expected": "lineage_operators.testing.golden",
     "to_expected": "lineage_operators.testing.golden",
     "DEFAULT_EXCLUDE": "lineage_operators.testing.golden",

@@ -26,7 +26,7 @@ from lineage_operators.testing.airflow_format import (
     read_expected_document,
 )
 from lineage_operators.testing.compare import Mismatch, compare_events, format_mismatches, with_environment
-from lineage_operators.testing.golden import load_expected
+from lineage_operators.testing.golden_file import load_expected
 
 __all__ = ["ExpectedFile", "read_airflow_file", "read_expected_file"]
 

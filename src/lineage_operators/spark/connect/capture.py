@@ -36,11 +36,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark._errors import describe
-from lineage_operators.spark.capture import DEFAULT_DRAIN_TIMEOUT, CaptureResult, build_result
+from lineage_operators.capture_settings import DEFAULT_CAPTURE_TIMEOUT
 from lineage_operators.spark.capture_setup import SPARK_ENGINE_FACET
 from lineage_operators.spark.connect.interceptor import PlanListener
+from lineage_operators.spark.facts import CaptureResult, build_result
 
 log = get_logger(__name__)
 
@@ -90,7 +91,7 @@ class SparkConnectLineageCapture(PlanListener):
         self,
         spark: Any,
         *,
-        timeout: float = DEFAULT_DRAIN_TIMEOUT,
+        timeout: float = DEFAULT_CAPTURE_TIMEOUT,
         column_lineage: Any = None,
         background: bool = True,
     ) -> None:

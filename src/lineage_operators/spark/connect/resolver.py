@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark._errors import describe
 from lineage_operators.spark.connect.frame_columns import INSERT_WITH_COLUMNS, rels_of_reads
 from lineage_operators.spark.connect.paths import source_roots
 from lineage_operators.spark.connect.plans import (
