@@ -290,7 +290,7 @@ _UNPIVOT = "unpivot: the classic Expand keeps the id column's text, the translat
 _SQL_SELECT = "simple SELECT cut into a Relation: its internal column names / qualifiers show in the text"
 _BINARY = "sha2 on a string: the analyzer casts it to BINARY"
 _P = "projection_renames_casts_and_expressions"
-CONNECT_TEXT_DIFFERENCES: dict[tuple[str, str, str, str], tuple[set[str], str]] = {
+CONNECT_TEXT_DIFFERENCES: dict[tuple[str, str, str], tuple[set[str], str]] = {
     (_P, "big", "amount"): ({"CASE WHEN (amount > 100) THEN order_id ELSE 0 END AS big"}, _CAST),
     (_P, "big", "order_id"): ({"CASE WHEN (amount > 100) THEN order_id ELSE 0 END AS big"}, _CAST),
     (_P, "calc", "amount"): ({"((amount * 2) + order_id) AS calc"}, _CAST),
