@@ -11,6 +11,10 @@ name), a dataset entry its clause (``WHERE (status = 'paid')``, ``GROUP BY a, b`
 analyzed plan's (``CAST(100 AS DOUBLE)`` where the jar's optimized plan shows ``100.0D``), and
 the optimizer's inferred ``IS NOT NULL`` filters have none.
 
+Over Spark Connect the client has no analyzed plan: the translation renders the same texts from
+the client's protobuf expressions (:mod:`lineage_operators.spark.connect.expr_sql`), identical
+except where the analyzer rewrites an expression (implicit casts, window frames, renames in place).
+
 What a backend gets is :func:`clean` of it: the project's secret redaction (a literal can hold a
 password: ``'password=...'``, ``IDENTIFIED BY ...``, URLs with credentials, bearer tokens), then
 cut at :data:`MAX_DESCRIPTION_CHARS` with :data:`TRUNCATED_MARKER` (a 200-branch ``CASE WHEN``

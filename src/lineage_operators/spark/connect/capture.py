@@ -145,7 +145,9 @@ class SparkConnectLineageCapture(PlanListener):
             self._interceptor = attach(self._spark, self)
             self._lookups = ServerLookups(self._spark, self._interceptor.paused)
             self._resolver = ConnectResolver(
-                self._lookups, frame_columns=getattr(self._column_lineage, "enabled", True) is not False
+                self._lookups,
+                frame_columns=getattr(self._column_lineage, "enabled", True) is not False,
+                describe=getattr(self._column_lineage, "descriptions", False) is True,
             )
         except Exception as exc:
             self._failures += 1

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lineage_operators.spark.connect.expr_sql import keeping_literals, number_literal, string_literal
+
 Term = tuple[Any, ...]
 
 
@@ -230,7 +232,7 @@ class _Parser:
         kind, value = self.peek()
         if kind in ("num", "str"):
             self.pos += 1
-            return ("lit",)
+            return _literal(kind, value)
         if kind == "op" and value == "(":
             self.pos += 1
             inner = self.expr()
@@ -243,10 +245,14 @@ class _Parser:
             lowered = value.lower()
             if lowered in ("true", "false", "null"):
                 self.pos += 1
-                return ("lit",)
+                if not keeping_literals():
+                    return ("lit",)
+                return ("lit", "NULL" if lowered == "null" else lowered)
             if lowered in ("date", "timestamp", "interval", "x") and self.peek(1)[0] == "str":
                 self.pos += 2
-                return ("lit",)
+                if lowered not in ("date", "timestamp") or not keeping_literals():
+                    return ("lit",)
+                return ("lit", f"{value.upper()} {_literal('str', self.items[self.pos - 1][1])[1]}")
             if lowered == "case":
                 self.pos += 1
                 return self.case()
@@ -298,6 +304,20 @@ class _Parser:
         if self.word("over") or self.word("filter") or self.word("within"):
             raise ExpressionSyntaxError("window or aggregate clauses in an expression string")
         return ("fn", name, tuple(args), distinct)
+
+
+def _literal(kind: str, value: str) -> Term:
+    """A literal's term: with its text as Spark prints it while descriptions want it (else none)."""
+    if not keeping_literals():
+        return ("lit",)
+    if kind == "num":
+        text = number_literal(value)
+        return ("lit", text) if text is not None else ("lit",)
+    body = value[1:-1]
+    if value.startswith("'"):
+        body = body.replace("''", "'")
+    body = re.sub(r"\\(.)", r"\1", body)
+    return ("lit", string_literal(body))
 
 
 def parse_expression(text: str) -> Term:

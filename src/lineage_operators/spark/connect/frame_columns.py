@@ -38,17 +38,19 @@ def frame_column_lineage(  # noqa: PLR0917
     inputs: Callable[[Any], Sequence[RelationFacts]],
     output_names: Sequence[str] | None,
     ids: Iterator[int],
+    describe: bool = False,
 ) -> PlanColumnLineage | None:
     """The lineage of the written ``query``, or None (logged once per reason) when not translatable.
 
     ``inputs``: a read leaf (``SourceRead`` / ``TableRead``) -> the input relations it resolved to;
-    ``output_names``: the written columns (the server's schema of the write), positional.
+    ``output_names``: the written columns (the server's schema of the write), positional;
+    ``describe``: descriptions wanted (the translated plan carries expression texts).
     """
     from lineage_operators.column_lineage import lineage_of_plan
     from lineage_operators.spark.connect.plan_exprs import Untranslatable
 
     try:
-        translation = translate(query, leaf_schema, views, ids)
+        translation = translate(query, leaf_schema, views, ids, describe)
     except Untranslatable as exc:
         log_once(
             f"connect-columns:{str(exc)[:40]}",

@@ -24,6 +24,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lineage_operators.spark.connect.expr_sql import (
+    keeping_literals,
+    proto_literal,
+    quoted,
+    sort_text,
+    sql_of,
+)
 from lineage_operators.spark.connect.expr_text import Term, parse_expression
 
 Json = list[dict[str, Any]]
@@ -171,7 +178,8 @@ def term_of(expr: Any) -> Term:
     """The term of an ``Expression`` protobuf (see the module docstring)."""
     kind = expr.WhichOneof("expr_type")
     if kind == "literal":
-        return ("lit",)
+        text = proto_literal(expr.literal) if keeping_literals() else None
+        return ("lit", text) if text is not None else ("lit",)
     if kind == "unresolved_attribute":
         attr = expr.unresolved_attribute
         plan_id = attr.plan_id if attr.HasField("plan_id") else None
@@ -196,7 +204,7 @@ def term_of(expr: Any) -> Term:
         target = _proto_type(cast.type) if cast.HasField("type") else type_name(cast.type_str)
         return ("cast", term_of(cast.expr), target)
     if kind == "sort_order":
-        return ("sort", term_of(expr.sort_order.child))
+        return sort_term(expr.sort_order)
     if kind == "window":
         window = expr.window
         return (
@@ -213,6 +221,15 @@ def term_of(expr: Any) -> Term:
     if kind == "named_argument_expression":
         return term_of(expr.named_argument_expression.value)
     raise Untranslatable(f"expression {kind}")
+
+
+def sort_term(order: Any) -> Term:
+    """A ``SortOrder``'s term; its direction kept (``ASC NULLS FIRST``) while texts are wanted."""
+    child = term_of(order.child)
+    if not keeping_literals():
+        return ("sort", child)
+    nulls = {1: True, 2: False}.get(order.null_ordering)
+    return ("sort", child, sort_text(order.direction != 2, nulls))  # 2: DESCENDING
 
 
 def auto_name(term: Term) -> str:
@@ -270,6 +287,8 @@ class Scope:
     attrs: list[Attr]
     by_plan: dict[int, list[Attr]]
     ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    #: Descriptions wanted: top expressions get their ``sql()`` text (:mod:`.expr_sql`).
+    describe: bool = False
 
     def lookup(self, parts: Sequence[str], plan_id: int | None) -> tuple[Attr, int]:
         """The attribute a name means, and how many trailing parts are nested-field accesses."""
@@ -288,6 +307,32 @@ class Scope:
             if found:
                 return found[0], len(parts) - qualified
         raise Untranslatable(f"column {'.'.join(parts)} not found")
+
+    def attr_text(self, attr: Attr) -> str:
+        """An attribute's ``sql()``: its name, qualified as the analyzer qualifies it."""
+        prefix = "".join(f"{quoted(q)}." for q in sorted(attr.qualifiers)[:1])
+        return prefix + quoted(attr.name)
+
+    def _column_text(self, parts: Sequence[str], plan_id: int | None) -> str | None:
+        attr, nested = self.lookup(parts, plan_id)
+        return None if nested else self.attr_text(attr)
+
+    def text(self, term: Term) -> str | None:
+        """The ``sql()`` text of a term over this scope, or None."""
+        try:
+            return sql_of(term, self._column_text)
+        except Untranslatable:
+            return None
+
+    def top(self, term: Term, aggregating: bool = False) -> Json:
+        """:meth:`render` of a top expression (a condition, key or sort order), with its text."""
+        return with_text(self.render(term, aggregating), self.text(term) if self.describe else None)
+
+    def item(self, attr: Attr, rendered: Json | None) -> Json:
+        """A project list entry: the rendered expression or the attribute as is (with its text)."""
+        if rendered is not None:
+            return rendered
+        return with_text(attr_json(attr), self.attr_text(attr) if self.describe else None)
 
     def star(self, parts: Sequence[str], plan_id: int | None) -> list[Attr]:
         if plan_id is not None and plan_id in self.by_plan:
@@ -348,16 +393,28 @@ class Scope:
                 return [(attr, None)]
         if kind == "alias" and len(term[2]) > 1:
             inner = self.render(term[1], aggregating)
-            return [self._alias(name, inner) for name in term[2]]
+            return [self._alias(name, inner, None) for name in term[2]]
         if kind == "alias":
-            return [self._alias(term[2][0], self.render(term[1], aggregating))]
+            return [self._alias(term[2][0], self.render(term[1], aggregating), term[1])]
         generated = _GENERATOR_NAMES.get(term[1]) if kind == "fn" else None
         inner = self.render(term, aggregating)
-        return [self._alias(name, inner) for name in generated or (auto_name(term),)]
+        names = generated or (auto_name(term),)
+        return [self._alias(name, inner, term if len(names) == 1 else None) for name in names]
 
-    def _alias(self, name: str, child: Json) -> tuple[Attr, Json]:
+    def _alias(self, name: str, child: Json, term: Term | None) -> tuple[Attr, Json]:
         attr = Attr(next(self.ids), name)
-        return attr, node("Alias", [child], name=name, exprId={"id": attr.ident})
+        rendered = node("Alias", [child], name=name, exprId={"id": attr.ident})
+        if self.describe and term is not None:
+            text = self.text(term)
+            rendered = with_text(rendered, f"{text} AS {quoted(name)}" if text is not None else None)
+        return attr, rendered
+
+
+def with_text(rendered: Json, text: str | None) -> Json:
+    """``rendered`` with ``text`` as its top node's ``"sql"`` (a copy: nodes may be shared)."""
+    if text is None:
+        return rendered
+    return [{**rendered[0], "sql": text}, *rendered[1:]]
 
 
 #: Generators' default output names (an unaliased ``explode(x)`` is a column ``col``).
@@ -386,6 +443,8 @@ __all__ = [
     "attr_json",
     "auto_name",
     "node",
+    "sort_term",
     "term_of",
     "type_name",
+    "with_text",
 ]

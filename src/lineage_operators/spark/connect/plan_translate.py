@@ -35,7 +35,9 @@ from lineage_operators.spark.connect.plan_exprs import (
     Untranslatable,
     attr_json,
     node,
+    sort_term,
     term_of,
+    with_text,
 )
 from lineage_operators.spark.connect.plans import TableRead, collect_reads
 
@@ -87,7 +89,10 @@ def _fields(schema_text: str | None) -> list[tuple[str, Any]]:
 
 
 class _Translator:
-    def __init__(self, leaf_schema: LeafSchema, views: Mapping[str, Any], ids: Iterator[int]) -> None:
+    def __init__(
+        self, leaf_schema: LeafSchema, views: Mapping[str, Any], ids: Iterator[int], describe: bool = False
+    ) -> None:
+        self.describe = describe
         self.leaf_schema = leaf_schema
         self.views = views
         self.ids = ids
@@ -96,7 +101,12 @@ class _Translator:
         self.view_depth = 0
 
     def scope(self, attrs: list[Attr]) -> Scope:
-        return Scope(attrs, self.by_plan, self.ids)
+        return Scope(attrs, self.by_plan, self.ids, self.describe)
+
+    def _items(self, named: list[tuple[Attr, Json | None]]) -> list[Json]:
+        """Project list entries (a column passed as is: its attribute, with its text if wanted)."""
+        scope = self.scope([])
+        return [scope.item(attr, rendered) for attr, rendered in named]
 
     def relation(self, rel: Any) -> tuple[Json, list[Attr]]:
         kind = rel.WhichOneof("rel_type")
@@ -177,8 +187,7 @@ class _Translator:
         return node("OneRowRelation", []), []
 
     def _projection(self, child: Json, named: list[tuple[Attr, Json | None]]) -> tuple[Json, list[Attr]]:
-        items = [rendered if rendered is not None else attr_json(attr) for attr, rendered in named]
-        return node("Project", [child], projectList=items), [attr for attr, _ in named]
+        return node("Project", [child], projectList=self._items(named)), [attr for attr, _ in named]
 
     def _project(self, rel: Any) -> tuple[Json, list[Attr]]:
         child, attrs = self._input(rel)
@@ -186,8 +195,7 @@ class _Translator:
         terms = [term_of(expr) for expr in rel.expressions]
         if any(_aggregates(term) for term in terms):  # select(sum(x)): a global aggregate
             named = [pair for term in terms for pair in scope.named(term, aggregating=True)]
-            items = [rendered if rendered is not None else attr_json(attr) for attr, rendered in named]
-            plan = node("Aggregate", [child], groupingExpressions=[], aggregateExpressions=items)
+            plan = node("Aggregate", [child], groupingExpressions=[], aggregateExpressions=self._items(named))
             return plan, [attr for attr, _ in named]
         for collection in filter(None, map(_filtered_collection, terms)):
             child = node("Filter", [child], condition=scope.render(collection))
@@ -195,13 +203,13 @@ class _Translator:
 
     def _filter(self, rel: Any) -> tuple[Json, list[Attr]]:
         child, attrs = self.relation(rel.input)
-        condition = self.scope(attrs).render(term_of(rel.condition))
+        condition = self.scope(attrs).top(term_of(rel.condition))
         return node("Filter", [child], condition=condition), attrs
 
     def _sort(self, rel: Any) -> tuple[Json, list[Attr]]:
         child, attrs = self.relation(rel.input)
         scope = self.scope(attrs)
-        order = [scope.render(("sort", term_of(o.child))) for o in rel.order]
+        order = [scope.top(sort_term(o)) for o in rel.order]
         return node("Sort", [child], order=order), attrs
 
     def _join(self, rel: Any) -> tuple[Json, list[Attr]]:
@@ -219,9 +227,14 @@ class _Translator:
                 pair = (self.scope(left).lookup((name,), None)[0], self.scope(right).lookup((name,), None)[0])
                 keys.append(pair)
                 equal = node("EqualTo", [attr_json(pair[0]), attr_json(pair[1])])
-                condition = equal if condition is None else node("And", [condition, equal])
+                texts = [scope.attr_text(a) for a in pair]
+                equal = with_text(equal, f"({texts[0]} = {texts[1]})" if self.describe else None)
+                if condition is not None:
+                    both = f"({condition[0].get('sql')} AND {equal[0].get('sql')})" if self.describe else None
+                    equal = with_text(node("And", [condition, equal]), both)
+                condition = equal
         elif rel.HasField("join_condition"):
-            condition = scope.render(term_of(rel.join_condition))
+            condition = scope.top(term_of(rel.join_condition))
         fields: dict[str, Any] = {"joinType": join_type}
         if condition is not None:
             fields["condition"] = condition
@@ -238,7 +251,11 @@ class _Translator:
             elif kind == "FullOuter":
                 attr = Attr(next(self.ids), left_key.name)
                 value = node("Coalesce", [attr_json(left_key), attr_json(right_key)])
-                named.append((attr, node("Alias", [value], name=attr.name, exprId={"id": attr.ident})))
+                alias = node("Alias", [value], name=attr.name, exprId={"id": attr.ident})
+                if self.describe:
+                    keys_text = ", ".join(scope.attr_text(a) for a in (left_key, right_key))
+                    alias = with_text(alias, f"coalesce({keys_text}) AS {scope.attr_text(attr)}")
+                named.append((attr, alias))
             else:
                 named.append((left_key, None))
         used = {a.ident for pair in keys for a in pair}
@@ -286,12 +303,11 @@ class _Translator:
         named = [pair for term in grouping for pair in scope.named(term)]
         for expr in rel.aggregate_expressions:
             named += scope.named(term_of(expr), aggregating=True)
-        items = [rendered if rendered is not None else attr_json(attr) for attr, rendered in named]
         plan = node(
             "Aggregate",
             [child],
-            groupingExpressions=[scope.render(term) for term in grouping],
-            aggregateExpressions=items,
+            groupingExpressions=[scope.top(term) for term in grouping],
+            aggregateExpressions=self._items(named),
         )
         return plan, [attr for attr, _ in named]
 
@@ -401,15 +417,21 @@ def translate(
     leaf_schema: LeafSchema,
     views: Mapping[str, Any] | None = None,
     ids: Iterator[int] | None = None,
+    describe: bool = False,
 ) -> Translation:
     """The :class:`Translation` of a written query; raises :class:`Untranslatable`.
 
     ``views``: temp view name (lower case) -> the relation that defined it. ``ids``: where the
     attribute ids come from (the caller's counter, so ids stay unique in its execution).
+    ``describe``: top expressions carry their ``sql()`` text (descriptions, :mod:`.expr_sql`).
     """
-    translator = _Translator(leaf_schema, views or {}, ids if ids is not None else itertools.count(1))
+    from lineage_operators.spark.connect.expr_sql import literals_kept
+
+    counter = ids if ids is not None else itertools.count(1)
+    translator = _Translator(leaf_schema, views or {}, counter, describe)
     try:
-        plan, output = translator.relation(relation)
+        with literals_kept(describe):
+            plan, output = translator.relation(relation)
     except RecursionError as exc:
         raise Untranslatable("a plan too deep") from exc
     except (LookupError, TypeError, ValueError) as exc:

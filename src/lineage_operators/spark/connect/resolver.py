@@ -67,6 +67,8 @@ class ConnectResolver:
     dropping: dict[str, dict[str, TableInfo]] = field(default_factory=dict)
     #: Column lineage of DataFrame writes (off when the task turned column lineage off).
     frame_columns: bool = True
+    #: Column lineage descriptions (column_lineage_descriptions): translated plans carry texts.
+    describe: bool = False
     #: Temp view name -> the relation that defined it (a DataFrame write reading it by name).
     view_queries: dict[str, Any] = field(default_factory=dict)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
@@ -348,7 +350,7 @@ class ConnectResolver:
             schema = self.lookups.table_schema(write.table)
         names = column_names(schema)
         return frame_column_lineage(
-            plan.query, self._leaf_schema, self.view_queries, rels_of, names, self._ids
+            plan.query, self._leaf_schema, self.view_queries, rels_of, names, self._ids, self.describe
         )
 
     def _select_columns(self, text: str, output: RelationFacts, rels_of: Any) -> Any:
@@ -363,7 +365,9 @@ class ConnectResolver:
         if relation is None:
             return None
         names = column_names(output.schema_text)
-        return frame_column_lineage(relation, self._leaf_schema, self.view_queries, rels_of, names, self._ids)
+        return frame_column_lineage(
+            relation, self._leaf_schema, self.view_queries, rels_of, names, self._ids, self.describe
+        )
 
     # -- outputs -----------------------------------------------------------------------------
 
