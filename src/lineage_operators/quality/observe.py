@@ -257,13 +257,23 @@ def _observed_writer(writer: Any, aggregates: Mapping[str, str]) -> tuple[Any, A
 def _observed_values(observation: Any, session: Any, wait_s: float) -> dict[str, Any]:
     """The observation's values; {} when they did not arrive in time (the checks then skip)."""
     java = getattr(observation, "_jo", None)
-    if java is not None and not java.future().isCompleted():
+    if java is not None and not _arrived(java):
         # the values come with the write's end event: wait for the listener bus to deliver it
         session.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(int(wait_s * 1000))
-        if not java.future().isCompleted():
+        if not _arrived(java):
             log.warning("data quality: the observed values did not arrive within %ss; checks skipped", wait_s)
             return {}
     return dict(observation.get)
+
+
+def _arrived(java: Any) -> bool:
+    """Whether a classic observation has its values, asked without blocking (``get`` would wait)."""
+    try:
+        return bool(java.future().isCompleted())
+    except Exception:  # Spark 3.5.0: no future() yet; the private Option the listener fills
+        field = java.getClass().getDeclaredField("metrics")
+        field.setAccessible(True)
+        return bool(field.get(java).isDefined())
 
 
 def _log_verdicts(dataset: str, verdicts: list[Verdict]) -> None:
