@@ -11,6 +11,7 @@ Imports openlineage-python at module level: import only from run-time code paths
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from openlineage.client.generated import data_quality_assertions_dataset as assertions
 from openlineage.client.generated import data_quality_metrics_dataset as output_metrics
@@ -50,6 +51,18 @@ def metrics_facet(
     )
 
 
+def _verdict(v: Verdict, severity: str) -> dict[str, Any]:
+    """What an assertion and a test execution both say of a check."""
+    return {
+        "name": v.check.name,
+        "severity": severity,
+        "expected": v.check.expected,
+        "actual": v.actual,
+        "content": v.check.content,
+        "contentType": "sql",
+    }
+
+
 def assertions_facet(
     verdicts: Sequence[Verdict], severity: str
 ) -> assertions.DataQualityAssertionsDatasetFacet:
@@ -57,15 +70,7 @@ def assertions_facet(
     return assertions.DataQualityAssertionsDatasetFacet(
         assertions=[
             assertions.Assertion(
-                assertion=v.check.kind,
-                success=v.passed,
-                column=v.check.column,
-                severity=severity,
-                name=v.check.name,
-                expected=v.check.expected,
-                actual=v.actual,
-                content=v.check.content,
-                contentType="sql",
+                assertion=v.check.kind, success=v.passed, column=v.check.column, **_verdict(v, severity)
             )
             for v in verdicts
             if v.status != "skip"
@@ -79,14 +84,9 @@ def test_facet(results: Sequence[tuple[tuple[str, str], Verdict]], severity: str
     return test_run.TestRunFacet(
         tests=[
             test_run.TestExecution(
-                name=v.check.name,
                 status=v.status,
-                severity=severity,
                 type=v.check.kind,
-                expected=v.check.expected,
-                actual=v.actual,
-                content=v.check.content,
-                contentType="sql",
+                **_verdict(v, severity),
                 params={
                     "datasetNamespace": namespace,
                     "datasetName": name,
