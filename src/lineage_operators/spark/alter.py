@@ -126,14 +126,14 @@ def _session_table(reader: CatalogOutputs, table: TableRef) -> list[RelationFact
     from lineage_operators.spark.plan_facts import RelationFacts
 
     try:
-        reader._lookup(table)
+        looked_up = reader._lookup(table)
     except Exception:
         known = reader.tables.known(table)
         location = known[0] if known else reader._default_location(table)
         if not location:
             return []
         return [RelationFacts(location=location, table=table, lifecycle="ALTER")]
-    return reader.catalog_output(table, "ALTER")
+    return [reader._looked_up_output(table, looked_up, "ALTER")]
 
 
 def schema_from_renames(executions: list[Any]) -> None:

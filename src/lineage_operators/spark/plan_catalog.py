@@ -55,19 +55,29 @@ class CatalogOutputs:
         if not table.table:
             return []
         try:
-            found, location, provider, schema = self._lookup(table)
+            looked_up = self._lookup(table)
         except Exception:
             log.warning("lineage capture: table %s not found in the catalog", table.table)
             return []
-        return [
-            RelationFacts(
-                location=location or self._default_location(found or table),
-                table=found or table,
-                provider=provider,
-                schema_text=schema if with_schema else None,
-                lifecycle=lifecycle,
-            )
-        ]
+        return [self._looked_up_output(table, looked_up, lifecycle, with_schema)]
+
+    def _looked_up_output(
+        self,
+        table: TableRef,
+        looked_up: tuple[TableRef | None, str | None, str | None, str | None],
+        lifecycle: str | None,
+        with_schema: bool = True,
+    ) -> RelationFacts:
+        """The output made of one :meth:`_lookup` answer (a second lookup could miss a table the task
+        renamed meanwhile)."""
+        found, location, provider, schema = looked_up
+        return RelationFacts(
+            location=location or self._default_location(found or table),
+            table=found or table,
+            provider=provider,
+            schema_text=schema if with_schema else None,
+            lifecycle=lifecycle,
+        )
 
     def _dropped(self, table: TableRef, if_exists: bool) -> list[RelationFacts]:
         """DROP: the table is gone, so its location comes from memory or the catalog's default.
