@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks import task_workload
     from benchmarks.execution_costs import ExecutionCostProbe, as_json, distribution
     from benchmarks.tiny_actions_workload import tiny_actions
-    from lineage_operators.spark.capture import SparkLineageCapture
+    from lineage_operators.spark.capture.classic import SparkLineageCapture
 
     scratch = Path(tempfile.mkdtemp(prefix="capture-profile-"))
     builder = SparkSession.builder.master(SPARK_MASTER)
@@ -93,7 +93,8 @@ _ONE_CALL: list[Any] = []
 def _reading(mode: str) -> None:
     """Switch the capture between the one-call read (executions queued JVM-side, read as they are
     taken) and the step-by-step reading (a py4j callback per execution)."""
-    from lineage_operators.spark import plan, plan_batch
+    from lineage_operators.spark.plan import batch as plan_batch
+    from lineage_operators.spark.plan import reader as plan
 
     if not _ONE_CALL:
         _ONE_CALL.append(plan_batch.batch_reader)

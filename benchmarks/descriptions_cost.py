@@ -63,7 +63,7 @@ def computed_columns(columns: int, work: Path) -> list[dict[str, Any]]:
     from pyspark.sql import SparkSession
 
     from lineage_operators.column_lineage.settings import ColumnLineageSettings
-    from lineage_operators.spark.captures import new_capture
+    from lineage_operators.spark.capture.chooser import new_capture
 
     spark = SparkSession.builder.master("local[2]").appName("descriptions_cost").getOrCreate()
     source = work / "events"

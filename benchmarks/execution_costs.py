@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
-READER_MODULE = "lineage_operators.spark.plan"
+READER_MODULE = "lineage_operators.spark.plan.reader"
 READER_CLASS = "PlanReader"
 _MARK = "__execution_cost_original__"
 #: py4j classes whose ``send_command`` is one round trip to the JVM (``ClientServer`` / ``JavaGateway``).

@@ -116,7 +116,7 @@ def _plugin_toggle() -> Callable[[bool], None]:
 
 def _count_arms() -> list[str]:
     """Proof the "with" side exercised the plugin: the task labels it armed capture for."""
-    from lineage_operators.spark import auto_capture
+    from lineage_operators.spark.capture import automatic as auto_capture
 
     arms: list[str] = []
     original_arm = auto_capture.arm

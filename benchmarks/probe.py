@@ -33,7 +33,7 @@ from typing import Any
 
 from benchmarks.execution_costs import ExecutionCostProbe, distribution, summary
 
-CAPTURE_MODULE = "lineage_operators.spark.capture"
+CAPTURE_MODULE = "lineage_operators.spark.capture.classic"
 CAPTURE_CLASS = "SparkLineageCapture"
 LIFECYCLE_METHODS = ("start", "stop", "snapshot")
 CALLBACK_METHODS = ("onSuccess", "onFailure")
@@ -133,7 +133,9 @@ class CaptureProbe:
         self._wrap(capture_class, "snapshot")
         self._discover_listener_classes()
         self.execution_costs.install()
-        reader_class = getattr(importlib.import_module("lineage_operators.spark.plan"), "PlanReader", None)
+        reader_class = getattr(
+            importlib.import_module("lineage_operators.spark.plan.reader"), "PlanReader", None
+        )
         if isinstance(reader_class, type):
             self._wrap(reader_class, "read")
         return True

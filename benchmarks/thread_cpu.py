@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sides", default=f"{PLAIN},{LINEAGE},{NO_IDS}")
     arguments = parser.parse_args(argv)
-    from lineage_operators.spark import execution_ids
+    from lineage_operators.spark.listen import execution_ids
 
     record_ids = execution_ids.start_recording
     trips = count_round_trips()

@@ -9,10 +9,12 @@ from typing import Any
 
 
 def lazy_exports(
-    package: str, exports: Mapping[str, str], names: Sequence[str]
+    package: str, exports: Mapping[str, str], names: Sequence[str], *, cache: bool = True
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``exports`` maps a public name to the module defining it (a name mapping to itself, e.g.
-    ``"matchers": "pkg.matchers"``, exports the module). Imported values are cached on the package."""
+    ``"matchers": "pkg.matchers"``, exports the module). Imported values are cached on the package,
+    unless ``cache`` is False: an internal face then always hands out what the defining module holds
+    now (a test that patches the defining module is seen by every caller of the face)."""
 
     def __getattr__(name: str) -> Any:
         module = exports.get(name)
@@ -20,7 +22,8 @@ def lazy_exports(
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         imported = importlib.import_module(module)
         value = imported if module.rsplit(".", 1)[-1] == name else getattr(imported, name)
-        setattr(sys.modules[package], name, value)
+        if cache:
+            setattr(sys.modules[package], name, value)
         return value
 
     def __dir__() -> list[str]:

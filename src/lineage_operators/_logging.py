@@ -18,6 +18,7 @@ import logging
 import threading
 import traceback
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 __all__ = [
     "PY4J_LOGGERS",
@@ -155,6 +156,21 @@ class RedactingFilter(logging.Filter):
 
 
 _FILTER = RedactingFilter()
+
+
+_logged_once: set[str] = set()
+_logged_once_lock = threading.Lock()
+
+
+def log_once(logger: logging.Logger, key: str, level: int, message: str, *args: Any) -> None:
+    """Log ``message`` the first time ``key`` is seen in this process: a condition that holds for
+    every plan of a task (a missing compiler, an untranslatable plan shape) is said once, not per
+    execution."""
+    with _logged_once_lock:
+        if key in _logged_once:
+            return
+        _logged_once.add(key)
+    logger.log(level, message, *args)
 
 
 def get_logger(name: str) -> logging.Logger:

@@ -14,6 +14,9 @@ node as the one the Spark listener emits:
 * JDBC: ``<scheme>://<host:port>`` + ``[database.]<table as given>``; default ports only where
   openlineage-spark adds them (postgres 5432, mysql 3306, oracle 1521, teradata 1025, db2 6789,
   trino 443, crate 5432, oceanbase 2881 -- not sqlserver).
+
+Size: one naming rule per storage scheme and catalog (files, object stores, JDBC dialects,
+Hive, Glue, Iceberg catalogs), each a few lines; together they are the one place names come from.
 """
 
 from __future__ import annotations
@@ -208,7 +211,7 @@ def name_location(uri: str, *, cwd: str | None = None, trim: bool = True) -> Dat
     * ``%`` is a plain character: ``file:/tmp/a%20b`` names the directory ``/tmp/a%20b``, as Hadoop's
       ``Path(String)`` (what Spark makes of a path it is given) reads it and openlineage-spark names
       it. Locations that Spark holds as ``java.net.URI`` (catalog tables) are decoded once where
-      they are read (:mod:`lineage_operators.spark.plan`), never here.
+      they are read (:mod:`lineage_operators.spark.plan.reader`), never here.
       ``//`` and ``.``/``..`` segments are normalized, trailing slashes dropped.
     * Credentials in the authority (``s3a://KEY:SECRET@bucket``) are dropped.
     * A path with a glob character (``*?[]{}``) is named by the directory above its first glob

@@ -74,7 +74,7 @@ class LineageRecorder:
         capture = None
         try:
             from lineage_operators.capture_settings import capture_timeout
-            from lineage_operators.spark.captures import new_capture
+            from lineage_operators.spark.capture import new_capture
 
             capture = new_capture(spark, timeout=capture_timeout())
             capture.start()

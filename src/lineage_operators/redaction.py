@@ -2,6 +2,9 @@
 
 Pure string functions, standard library only. ``redact_url`` and ``redact_text`` never raise:
 whatever they cannot parse is redacted with coarser regular expressions instead.
+
+Size: one regular expression family per secret shape (URLs, key-value pairs, JDBC properties,
+cloud keys), each with the cases it must not touch; they share one redaction pass.
 """
 
 from __future__ import annotations
@@ -83,8 +86,7 @@ def is_secret_key(key: str) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------
-# URLs
-# ------------------------------------------------------------------------------------------------
+# URLs ------------------------------------------------------------------------------------------------
 
 _AZURE_SCHEME_RE = re.compile(r"(?i)^(abfss?|wasbs?)$")
 _SCHEME_SEP_RE = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*)://")
@@ -201,8 +203,7 @@ def redact_url(url: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------------
-# free text
-# ------------------------------------------------------------------------------------------------
+# free text ------------------------------------------------------------------------------------------------
 
 _TEXT_USERINFO_RE = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*)://(?P<userinfo>[^\s/?#\"'<>]+)@")
 _TEXT_USERINFO_SLASH_RE = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*)://[^\s:/@\"'<>]+:[^\s@\"'<>]*@")
@@ -280,8 +281,7 @@ def redact_text(text: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------------
-# mappings
-# ------------------------------------------------------------------------------------------------
+# mappings ------------------------------------------------------------------------------------------------
 
 _URLISH_RE = re.compile(r"(?i)^\s*(jdbc:|[a-z][a-z0-9+.\-]*://)")
 
@@ -353,7 +353,7 @@ SPARK_REDACTION_CONF: dict[str, str] = {
 
 
 #: Java regular expressions and replacements for Spark's own log4j2 lines (the layouts of the
-#: configuration :mod:`lineage_operators.spark.log4j` gives sessions the operator launches), in the
+#: configuration :mod:`lineage_operators.spark.session.log4j` gives sessions the operator launches), in the
 #: order applied: what :func:`redact_text` masks, as patterns ``java.util.regex`` and Python's
 #: ``re`` read alike (tests/unit/test_log4j.py applies them with ``re``). ``$1`` keeps the key.
 _SECRET_KEY_WORDS = (

@@ -1,4 +1,4 @@
-"""spark/iceberg.py against real Iceberg tables: the JVM reading alone, without capture."""
+"""spark/tables/iceberg.py against real Iceberg tables: the JVM reading alone, without capture."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 from iceberg_helpers import latest, snapshots
 
-from lineage_operators.spark import iceberg
-from lineage_operators.spark.iceberg_catalogs import CatalogFacts
-from lineage_operators.spark.jvm import tools_for
+from lineage_operators.spark.jvm.tools import tools_for
+from lineage_operators.spark.tables import iceberg
+from lineage_operators.spark.tables.iceberg_catalogs import CatalogFacts
 
 
 def _snapshot_of(spark: Any, relation: Any) -> str | None:

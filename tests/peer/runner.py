@@ -65,7 +65,7 @@ def serialize(dataset: Any) -> dict[str, Any]:
 def _our_job_facets(result: Any) -> dict[str, Any]:
     from openlineage.client.serde import Serde
 
-    from lineage_operators.spark.capture_setup import SPARK_ENGINE_FACET
+    from lineage_operators.spark.facts import SPARK_ENGINE_FACET
 
     facets = {**result.run_facets, **result.job_facets}
     # ours is keyed spark_processingEngine: Airflow's provider emits its own processing_engine facet
@@ -78,7 +78,7 @@ def _wait_for_bus(spark: Any) -> None:
 
 
 def run_job(spark: Any, job: Job, workspace: Workspace, events: EventFile) -> Outcome:
-    from lineage_operators.spark.captures import new_capture
+    from lineage_operators.spark.capture.chooser import new_capture
 
     job.setup(spark, workspace)
     _wait_for_bus(spark)

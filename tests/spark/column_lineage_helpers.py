@@ -7,7 +7,7 @@ from typing import Any
 
 from spark_helpers import get
 
-from lineage_operators.spark.capture import CaptureResult
+from lineage_operators.spark.facts import CaptureResult
 
 # transformation shorthands: (type, subtype, masking)
 I = ("DIRECT", "IDENTITY", False)  # noqa: E741

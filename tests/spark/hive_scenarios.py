@@ -55,7 +55,7 @@ def _dump(datasets: list[Any], output: bool) -> list[dict[str, Any]]:
 
 
 def main(work: Path) -> None:
-    from lineage_operators.spark.capture import SparkLineageCapture
+    from lineage_operators.spark.capture.classic import SparkLineageCapture
 
     spark = _session(work)
     spark.sparkContext.setLogLevel("ERROR")

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from lineage_operators.model import LineageDataset
-from lineage_operators.spark.capture import CaptureResult
-from lineage_operators.spark.captures import LineageCapture, new_capture
+from lineage_operators.spark.capture.chooser import LineageCapture, new_capture
+from lineage_operators.spark.facts import CaptureResult
 
 
 def captured(spark: Any, body: Callable[[], Any]) -> CaptureResult:

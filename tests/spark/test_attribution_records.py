@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from py4j import clientserver
 
-from lineage_operators.spark.attribution import read_records
-from lineage_operators.spark.job_statistics import last_execution_id
-from lineage_operators.spark.jvm import tools_for
-from lineage_operators.spark.ownership import TAG_PREFIX
+from lineage_operators.spark.attribution.classic import read_records
+from lineage_operators.spark.attribution.ownership import TAG_PREFIX
+from lineage_operators.spark.jvm.tools import tools_for
+from lineage_operators.spark.listen.job_statistics import last_execution_id
 
 
 def _tagged_job(spark: Any, tag: str) -> int:

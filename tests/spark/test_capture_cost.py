@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from spark_helpers import get, local, names, run_captured
 
-from lineage_operators.spark.capture import SparkLineageCapture
+from lineage_operators.spark.capture.classic import SparkLineageCapture
 
 COLUMNS = 300
 PARTITIONS = 200

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from py4j.protocol import Py4JError
 
-from lineage_operators.spark import listener as lst
-from lineage_operators.spark.capture import SparkLineageCapture
-from lineage_operators.spark.execution_queue import HeldExecution
-from lineage_operators.spark.handles import release
+from lineage_operators.spark.capture.classic import SparkLineageCapture
+from lineage_operators.spark.jvm.handles import release
+from lineage_operators.spark.listen import listener as lst
+from lineage_operators.spark.listen.execution_queue import HeldExecution
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from spark_helpers import captured, listener_queues, local, names
 
-from lineage_operators.spark.capture import SparkLineageCapture
+from lineage_operators.spark.capture.classic import SparkLineageCapture
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,8 @@ def callback_server(spark: Any) -> Any:
 def py4j_callbacks(monkeypatch: pytest.MonkeyPatch) -> None:
     """As where ``ExecutionReader.java`` cannot be compiled: no JVM queue, so the query listener is
     a Python object the JVM calls back through py4j's callback server."""
-    from lineage_operators.spark import plan, plan_batch
+    from lineage_operators.spark.plan import batch as plan_batch
+    from lineage_operators.spark.plan import reader as plan
 
     monkeypatch.setattr(plan_batch, "batch_reader", lambda tools: None)
     monkeypatch.setattr(plan, "batch_reader", lambda tools: None)
@@ -113,7 +114,7 @@ def test_the_capture_adds_no_listener_queue(spark: Any) -> None:
 def test_without_the_compiled_helpers_the_query_listener_is_registered(
     spark: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, py4j_callbacks: None
 ) -> None:
-    from lineage_operators.spark.jvm import tools_for
+    from lineage_operators.spark.jvm.tools import tools_for
 
     # as where Handles.java cannot be compiled (a second compile of the other classes, under the
     # same names, would confuse py4j's method cache: the shared tools keep theirs)
@@ -157,7 +158,7 @@ def test_a_stopped_capture_is_not_kept_alive_by_py4js_proxy_pool(spark: Any, py4
 def test_callback_server_started_by_someone_else_is_left_running(spark: Any, py4j_callbacks: None) -> None:
     from pyspark.java_gateway import ensure_callback_server_started
 
-    from lineage_operators.spark import callback_server as listener
+    from lineage_operators.spark.session import callback_server as listener
 
     gateway = spark.sparkContext._gateway
     was_running = callback_server(spark) is not None

@@ -27,7 +27,7 @@ def source(tmp_path: Path) -> Path:
 def no_callback_server_left(spark: Any) -> Iterator[None]:
     """pyspark starts py4j's callback server for ``foreachBatch`` and never stops it: stopped after
     this module when it was not running before, so later tests find the gateway as it was."""
-    from lineage_operators.spark import callback_server as listener
+    from lineage_operators.spark.session import callback_server as listener
 
     gateway = spark.sparkContext._gateway
     was_running = gateway.__dict__.get("_callback_server") is not None

@@ -37,7 +37,7 @@ def test_add_columns_then_rename_in_one_task(
     the reader waits for the task's end, as it may on a loaded machine or on 4.x's settled reads)."""
     import threading
 
-    from lineage_operators.spark.execution_queue import ExecutionQueue
+    from lineage_operators.spark.listen.execution_queue import ExecutionQueue
 
     done = threading.Event()
     if held:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from spark_helpers import local, names
 
-from lineage_operators.spark.captures import new_capture
+from lineage_operators.spark.capture.chooser import new_capture
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 

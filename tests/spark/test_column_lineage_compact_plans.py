@@ -17,8 +17,8 @@ from tests.support.spark_lines import skip_reason
 from tests.unit.column_lineage_plans.record_plans import SQL_CASES, TABLES, _df_cases
 
 from lineage_operators.column_lineage import lineage_of_plan
-from lineage_operators.spark.jvm import tools_for
-from lineage_operators.spark.plan_writer import compact_writer
+from lineage_operators.spark.jvm.tools import tools_for
+from lineage_operators.spark.plan.columns.writer import compact_writer
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 

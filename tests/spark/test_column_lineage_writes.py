@@ -216,7 +216,7 @@ def test_without_the_compact_writer_to_json_is_used_within_its_guard(
 ) -> None:
     """Where the plan writer cannot be compiled, toJSON gives the same facet, for plans within the
     (lower) toJSON guard only."""
-    from lineage_operators.spark import plan_json
+    from lineage_operators.spark.plan.columns import compact as plan_json
 
     caplog.set_level(logging.INFO, logger="lineage_operators")
     frame = spark.read.parquet(str(orders)).where("status = 'paid'")

@@ -243,7 +243,7 @@ def test_a_stopped_sessions_second_close_leaves_the_process_alone(
     from pyspark.sql.connect.client.reattach import ExecutePlanResponseReattachableIterator as Releases
     from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
 
-    from lineage_operators.spark.session import stop_owned_session
+    from lineage_operators.spark.session.task_session import stop_owned_session
 
     stopped = RemoteSparkSession.builder.remote(connect_server.url).create()
     assert stopped.range(2).count() == 2

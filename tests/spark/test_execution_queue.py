@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from spark_helpers import captured, get, lifecycle, local, names, run_captured
 
-from lineage_operators.spark import execution_queue, rdd
-from lineage_operators.spark.execution_queue import ExecutionQueue, HeldExecution
-from lineage_operators.spark.listener import QueryListener, drain
+from lineage_operators.spark.listen import execution_queue
+from lineage_operators.spark.listen.execution_queue import ExecutionQueue, HeldExecution
+from lineage_operators.spark.listen.listener import QueryListener, drain
+from lineage_operators.spark.rdd import jobs as rdd
 
 
 def _calls(monkeypatch: Any, cls: type, name: str) -> list[bool]:
@@ -131,7 +132,7 @@ def test_the_execution_object_is_fetched_only_by_reads_that_need_it(
 def test_executions_queued_while_the_reader_is_slow_are_all_read_by_stop(
     spark: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:
-    from lineage_operators.spark.plan import PlanReader
+    from lineage_operators.spark.plan.reader import PlanReader
 
     read = PlanReader.read
 
@@ -161,8 +162,8 @@ def test_a_task_that_stopped_its_own_session_still_gets_its_last_executions(
 ) -> None:
     """After the task's own ``spark.stop()`` there is no bus left to drain, but the reader may still
     be reading the last executions: stop() waits for them instead of abandoning the reader."""
-    from lineage_operators.spark import capture
-    from lineage_operators.spark.plan import PlanReader
+    from lineage_operators.spark.capture import classic as capture
+    from lineage_operators.spark.plan.reader import PlanReader
 
     read = PlanReader.read
 

@@ -1,4 +1,4 @@
-"""The compiled combinators (``jvm_src/Handles.java``) build the same JVM-side functions as the
+"""The compiled combinators (``jvm/java/Handles.java``) build the same JVM-side functions as the
 pure-py4j composition, in about one round trip per combinator: the same record texts for the
 same executions, and the same results of each combinator; where the class cannot be compiled the
 pure-py4j composition is used and works."""
@@ -12,10 +12,12 @@ import pytest
 from spark_helpers import run_captured
 from test_plan_batch_parity import _workload
 
-from lineage_operators.spark import jvm_classes, plan_batch
-from lineage_operators.spark import plan as plan_module
-from lineage_operators.spark.execution_queue import HeldExecution
-from lineage_operators.spark.jvm import NONE, JvmTools, tools_for
+from lineage_operators.spark.jvm import classes as jvm_classes
+from lineage_operators.spark.jvm.text import NONE
+from lineage_operators.spark.jvm.tools import JvmTools, tools_for
+from lineage_operators.spark.listen.execution_queue import HeldExecution
+from lineage_operators.spark.plan import batch as plan_batch
+from lineage_operators.spark.plan import reader as plan_module
 
 
 def _both(spark: Any) -> tuple[JvmTools, JvmTools]:

@@ -1,4 +1,4 @@
-"""The one-call read of an execution (``jvm_src/ExecutionReader.java``) gives exactly the facts of
+"""The one-call read of an execution (``jvm/java/ExecutionReader.java``) gives exactly the facts of
 the step-by-step read, execution by execution, over writes, reads, CTAS, inserts into tables,
 DDL, a failed query and a DataFrame over an RDD; and a count or a write costs the one round trip
 that takes it from the capture's queue."""
@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from spark_helpers import run_captured
 
-from lineage_operators.spark import plan as plan_module
-from lineage_operators.spark.jvm import tools_for
-from lineage_operators.spark.plan_batch import batch_reader
+from lineage_operators.spark.jvm.tools import tools_for
+from lineage_operators.spark.plan import reader as plan_module
+from lineage_operators.spark.plan.batch import batch_reader
 
 
 def _comparable(facts: Any) -> Any:
@@ -118,7 +118,7 @@ def test_a_write_with_column_lineage_costs_one_round_trip(
     through the capture's file when not (400 columns); no call of its own either way."""
     from py4j import clientserver
 
-    from lineage_operators.spark import plan_json
+    from lineage_operators.spark.plan.columns import compact as plan_json
 
     extra = [f"id + {i} AS c{i}" for i in range(width - 2)]
     spark.range(10).selectExpr("id", "id * 2 AS twice", *extra).write.mode("overwrite").parquet(

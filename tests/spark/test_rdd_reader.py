@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from spark_helpers import listener_queues
 
-from lineage_operators.spark import listener as lst
-from lineage_operators.spark import rdd_reader
-from lineage_operators.spark.jvm import tools_for
-from lineage_operators.spark.rdd import RddJobWatcher
-from lineage_operators.spark.rdd_sources import MAX_DEPTH
+from lineage_operators.spark.jvm.tools import tools_for
+from lineage_operators.spark.listen import listener as lst
+from lineage_operators.spark.rdd import reader as rdd_reader
+from lineage_operators.spark.rdd.jobs import RddJobWatcher
+from lineage_operators.spark.rdd.sources import MAX_DEPTH
 
 
 def _jobs(spark: Any, tmp_path: Path) -> None:
@@ -124,7 +124,7 @@ def test_the_reader_thread_reads_queued_jobs_between_executions(spark: Any, tmp_
     they capture) until it is read: held until ``stop()``, those kept broadcast relations alive and
     grew the driver's heap through the memory benchmark's task. The capture's reader thread reads
     them after each execution it reads, so they are released as the task goes."""
-    from lineage_operators.spark.capture import SparkLineageCapture
+    from lineage_operators.spark.capture.classic import SparkLineageCapture
 
     source = tmp_path / "in"
     source.mkdir()

@@ -83,6 +83,33 @@ PINNED.update(
 )
 
 
+#: Delta Lake's Spark jars (delta-spark needs delta-storage beside it; ANTLR comes with Spark): one
+#: release per Spark line. None is published for Spark 4.2 or newer yet.
+DELTA_RELEASES = {
+    "3.5": (
+        "3.3.3",
+        "delta-spark_2.12",
+        "4912bf902a1c453aba3bd838ff212dedd357155212f9bb37a6b47d97f2827ebc",
+        "45ad193053fd30cebe6d9ab1889873cde39b223a0f210e00ebee8b6642476901",
+    ),
+    "4.0": (
+        "4.0.1",
+        "delta-spark_2.13",
+        "a1e76860b19fe1e6b205a4ea7a9099a2f9575d39bb71d49b3e679b299d0efb91",
+        "ecc42c5aaa51c423312d9e4e48aa4a12b34740bf2c37de0e8f279277ec3d12e4",
+    ),
+    "4.1": (
+        "4.1.0",
+        "delta-spark_4.1_2.13",
+        "9b05d7a82196ee1f1073733a45a2faae59161e52b86ae918fe6742fad6eaf036",
+        "6d0520ffcc35b582369f92c23fa24e14a5bb935cf6e31ed7f47c5046ae17cb25",
+    ),
+}
+for _line, (_version, _artifact, _spark_sha, _storage_sha) in DELTA_RELEASES.items():
+    PINNED[f"delta-spark-{_line}"] = Artifact("io.delta", _artifact, _version, _spark_sha)
+    PINNED[f"delta-storage-{_line}"] = Artifact("io.delta", "delta-storage", _version, _storage_sha)
+
+
 class JarUnavailable(RuntimeError):
     """A pinned jar could not be fetched or did not verify: the message says which and why."""
 
@@ -114,6 +141,12 @@ def iceberg_runtime_name(spark_version: str) -> str | None:
     """The pinned Iceberg runtime for a Spark version, or None where Iceberg publishes none."""
     line = spark_line(spark_version)
     return f"iceberg-{line}" if line in ICEBERG_RUNTIMES else None
+
+
+def delta_jar_names(spark_version: str) -> list[str]:
+    """The pinned Delta jars (delta-spark, delta-storage) for a Spark version, [] where none exists."""
+    line = spark_line(spark_version)
+    return [f"delta-spark-{line}", f"delta-storage-{line}"] if line in DELTA_RELEASES else []
 
 
 def fetch(name: str) -> Path:

@@ -131,8 +131,8 @@ def injected_faults(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event
     the reader thread, from the JVM's queue) raises in task `raising`; 8: plan reading (on the
     reader thread) hangs in task `hang` until the returned event is set (at most 90 s)."""
     from lineage_operators import facets
-    from lineage_operators.spark.capture import SparkLineageCapture
-    from lineage_operators.spark.plan import PlanReader
+    from lineage_operators.spark.capture.classic import SparkLineageCapture
+    from lineage_operators.spark.plan.reader import PlanReader
 
     release = threading.Event()
     schema_facet, on_execution, read = facets.schema_facet, SparkLineageCapture._on_execution, PlanReader.read
@@ -211,7 +211,7 @@ def test_capture_faults_never_fail_slow_or_silence_the_task(run_dag, base_dir: P
 def test_capture_is_skipped_where_selective_enable_turns_lineage_off(
     run_dag, base_dir: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from lineage_operators.spark.capture import SparkLineageCapture
+    from lineage_operators.spark.capture.classic import SparkLineageCapture
 
     started: list[str | None] = []
     start = SparkLineageCapture.start

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lineage_operators.spark.arguments import check_capture_lineage, check_connection, check_master
+from lineage_operators.spark.session.arguments import check_capture_lineage, check_connection, check_master
 
 
 @pytest.mark.parametrize(

@@ -177,7 +177,7 @@ def test_the_probes_count_the_jvm_side_read_a_queued_execution_came_with():
     from benchmarks.execution_costs import ExecutionCostProbe
     from benchmarks.probe import _jvm_read_seconds
 
-    from lineage_operators.spark.execution_queue import QueuedReply
+    from lineage_operators.spark.listen.execution_queue import QueuedReply
 
     reply = QueuedReply("text", jvm_ms=2.5)
     assert _jvm_read_seconds(("count", None, True, reply), {}) == 0.0025

@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Any
 
-from lineage_operators.spark.callback_server import _shutdown_keeping_pool
+from lineage_operators.spark.session.callback_server import _shutdown_keeping_pool
 
 
 class _Connection:

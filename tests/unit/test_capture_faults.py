@@ -9,8 +9,8 @@ import logging
 import pytest
 
 from lineage_operators import facets
-from lineage_operators.spark.listener import QueryListener
-from lineage_operators.spark.plan import ExecutionFacts, RelationFacts
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
+from lineage_operators.spark.listen.listener import QueryListener
 from lineage_operators.spark.resolve import NamingContext, resolve
 
 SCHEMA = json.dumps(

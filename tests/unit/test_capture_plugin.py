@@ -53,7 +53,7 @@ def _run(code: str) -> dict:
 def test_arming_imports_no_pyspark_and_wraps_the_builder_when_pyspark_is_imported():
     seen = _run(
         "import json, sys\n"
-        "from lineage_operators.spark import auto_capture\n"
+        "from lineage_operators.spark.capture import automatic as auto_capture\n"
         "auto_capture.arm('dag.task')\n"
         "before = sorted(m for m in sys.modules if m.startswith(('pyspark', 'py4j')))\n"
         "from pyspark.sql import SparkSession\n"
@@ -66,7 +66,8 @@ def test_arming_imports_no_pyspark_and_wraps_the_builder_when_pyspark_is_importe
 
 def test_observed_sessions_are_captured_once_classic_and_connect(monkeypatch):
     """Each session once, with the capture that fits it (a Connect session: the Connect capture)."""
-    from lineage_operators.spark import auto_capture, capture
+    from lineage_operators.spark.capture import automatic as auto_capture
+    from lineage_operators.spark.capture import classic as capture
     from lineage_operators.spark.connect import capture as connect_capture
 
     started: list[object] = []
@@ -113,7 +114,7 @@ def _python_operator():
 
 def test_extractor_adds_capture_to_the_python_extractor_result():
     from lineage_operators.extractor import SparkCaptureExtractor
-    from lineage_operators.spark.capture import CaptureResult
+    from lineage_operators.spark.facts import CaptureResult
 
     operator = _python_operator()
     ti = SimpleNamespace(dag_id="d", task_id="t", run_id="r", map_index=-1, try_number=1)

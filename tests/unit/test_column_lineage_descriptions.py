@@ -170,7 +170,7 @@ def test_switch_from_the_config(monkeypatch: pytest.MonkeyPatch, caplog: pytest.
 
 
 def test_capture_reader_asks_the_writer_for_texts_only_when_on() -> None:
-    from lineage_operators.spark.capture_setup import column_reader
+    from lineage_operators.spark.capture.classic_setup import column_reader
 
     on = column_reader(object(), ColumnLineageSettings(descriptions=True))
     off = column_reader(object(), ColumnLineageSettings())

@@ -54,7 +54,7 @@ def test_bad_config_values_fall_back_with_a_warning(
 
 
 def test_operator_passes_its_arguments_to_the_capture(monkeypatch: pytest.MonkeyPatch) -> None:
-    from lineage_operators.spark import capture as capture_module
+    from lineage_operators.spark.capture import classic as capture_module
 
     seen: dict[str, Any] = {}
 
@@ -92,7 +92,7 @@ def test_plan_leaf_column_guard_from_the_config(
 
 
 def test_capture_reader_gets_the_plan_leaf_column_guard() -> None:
-    from lineage_operators.spark.capture_setup import column_reader
+    from lineage_operators.spark.capture.classic_setup import column_reader
 
     reader = column_reader(object(), ColumnLineageSettings(max_columns=9, max_plan_leaf_columns=42))
     assert (reader._max_columns, reader._max_leaf_columns) == (9, 42)

@@ -16,10 +16,10 @@ pytest.importorskip("pyspark.sql.connect.proto")
 from pyspark.sql.connect.proto import expressions_pb2 as E
 from pyspark.sql.connect.proto import relations_pb2 as R
 
-from lineage_operators.spark.connect.expr_sql import literals_kept, number_literal, sql_of
-from lineage_operators.spark.connect.expr_text import parse_expression
-from lineage_operators.spark.connect.plan_exprs import term_of
-from lineage_operators.spark.connect.plan_translate import translate
+from lineage_operators.spark.connect.columns.expr_sql import literals_kept, number_literal, sql_of
+from lineage_operators.spark.connect.columns.expr_text import parse_expression
+from lineage_operators.spark.connect.columns.plan_exprs import term_of
+from lineage_operators.spark.connect.columns.plan_translate import translate
 
 FIELDS = [("order_id", "long"), ("amount", "double"), ("status", "string"), ("ts", "string")]
 

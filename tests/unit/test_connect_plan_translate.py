@@ -18,9 +18,9 @@ from pyspark.sql.connect.proto import expressions_pb2 as E
 from pyspark.sql.connect.proto import relations_pb2 as R
 
 from lineage_operators.column_lineage import lineage_of_plan
-from lineage_operators.spark.connect.expr_text import ExpressionSyntaxError, parse_expression
-from lineage_operators.spark.connect.plan_exprs import Untranslatable
-from lineage_operators.spark.connect.plan_translate import translate
+from lineage_operators.spark.connect.columns.expr_text import ExpressionSyntaxError, parse_expression
+from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable
+from lineage_operators.spark.connect.columns.plan_translate import translate
 from lineage_operators.spark.connect.plans import SourceRead, TableRead
 
 SCHEMAS = {

@@ -15,8 +15,9 @@ from pyspark.sql.connect.proto import relations_pb2
 from lineage_operators.spark.connect.plans import ConnectPlan, SourceRead, WriteTarget
 from lineage_operators.spark.connect.resolver import ConnectResolver
 from lineage_operators.spark.connect.server import TableInfo
-from lineage_operators.spark.plan import PlanReader, TableRef
-from lineage_operators.spark.table_memory import TableMemory
+from lineage_operators.spark.facts import TableRef
+from lineage_operators.spark.plan.reader import PlanReader
+from lineage_operators.spark.tables.memory import TableMemory
 
 
 def _schema(*names: str) -> str:
@@ -215,7 +216,7 @@ _ConnectLike.__module__ = "pyspark.sql.connect.session"
 
 def test_a_connect_capture_gets_capture_timeout_and_column_lineage_settings() -> None:
     from lineage_operators.column_lineage.settings import ColumnLineageSettings
-    from lineage_operators.spark.captures import new_capture
+    from lineage_operators.spark.capture.chooser import new_capture
     from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
 
     settings = ColumnLineageSettings(enabled=False)

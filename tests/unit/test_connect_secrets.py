@@ -28,7 +28,7 @@ def test_spark_connect_connection_token_stays_out_of_logged_errors(monkeypatch: 
     import json
 
     from lineage_operators.operators.pyspark import _holds_secret, _without_secrets
-    from lineage_operators.spark.session import spec_from_connection
+    from lineage_operators.spark.session.task_session import spec_from_connection
 
     connection = {"conn_type": "spark_connect", "host": "sc://cluster", "port": 443, "password": TOKEN}
     monkeypatch.setenv("AIRFLOW_CONN_SECRET_CONNECT", json.dumps(connection))

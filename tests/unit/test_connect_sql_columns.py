@@ -9,9 +9,9 @@ import pytest
 pytest.importorskip("openlineage_sql", reason="the `connect` extra is not installed")
 
 from lineage_operators.column_lineage import SourceColumn
+from lineage_operators.spark.connect.columns.sql_columns import DIRECT_UNSPECIFIED, sql_column_lineage
 from lineage_operators.spark.connect.sql import SqlTable, parse_statement
-from lineage_operators.spark.connect.sql_columns import DIRECT_UNSPECIFIED, sql_column_lineage
-from lineage_operators.spark.plan import RelationFacts
+from lineage_operators.spark.facts import RelationFacts
 
 
 def _schema(*names: str) -> str:

@@ -19,7 +19,7 @@ from benchmarks.event import complete_event_json
 
 from lineage_operators.facets import DEFAULT_SUBSET_MAX_LOCATIONS
 from lineage_operators.mixin import _to_openlineage
-from lineage_operators.spark.plan import ExecutionFacts, RelationFacts
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
 from lineage_operators.spark.resolve import NamingContext, resolve
 
 SCHEMA = json.dumps(

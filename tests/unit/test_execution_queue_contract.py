@@ -1,4 +1,4 @@
-"""The JVM-side execution queue's reader (:mod:`lineage_operators.spark.execution_queue`) without a
+"""The JVM-side execution queue's reader (:mod:`lineage_operators.spark.listen.execution_queue`) without a
 JVM: a fake ``Pending`` and ``ExecutionReader.next`` that keep the Java side's contract (numbers
 counted as executions are queued, "" when none ended in time, "." once closed)."""
 
@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from lineage_operators._logging import py4j_quiet_here
-from lineage_operators.spark.execution_queue import ExecutionQueue, HeldExecution, QueuedReply
-from lineage_operators.spark.plan_batch import PART
+from lineage_operators.spark.jvm.text import PART
+from lineage_operators.spark.listen.execution_queue import ExecutionQueue, HeldExecution, QueuedReply
 
 _END = ()
 

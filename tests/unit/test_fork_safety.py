@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from lineage_operators._logging import PY4J_LOGGERS
-from lineage_operators.spark import fork_safety
+from lineage_operators.spark.session import fork_safety
 
 
 class _Handle:

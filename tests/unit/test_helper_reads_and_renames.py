@@ -3,9 +3,9 @@ single files the task read (helper_reads), an ALTER read after its table was ren
 
 from __future__ import annotations
 
-from lineage_operators.spark.alter import schema_from_renames
-from lineage_operators.spark.helper_reads import RDD_JOB, name_helper_reads
-from lineage_operators.spark.plan_facts import ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.plan.alter import schema_from_renames
+from lineage_operators.spark.rdd.helper_reads import RDD_JOB, name_helper_reads
 
 FILE = "file:/data/testdata.json"
 
@@ -83,8 +83,8 @@ def test_a_schema_merge_of_one_partition_adds_no_partition_to_what_was_read() ->
 def test_an_alter_is_read_with_one_catalog_lookup() -> None:
     """The task may rename the table while the ALTER is read: the output is made of the one lookup
     that found it (a second lookup raised and lost the ALTER, seen once on a loaded CI machine)."""
-    from lineage_operators.spark.alter import _session_table
-    from lineage_operators.spark.plan_catalog import CatalogOutputs
+    from lineage_operators.spark.plan.alter import _session_table
+    from lineage_operators.spark.plan.catalog import CatalogOutputs
 
     class Renamed(CatalogOutputs):
         """A catalog whose table is renamed right after its first lookup."""

@@ -1,4 +1,4 @@
-"""Iceberg catalogs as openlineage-spark names them (lineage_operators.spark.iceberg_catalogs), per
+"""Iceberg catalogs as openlineage-spark names them (lineage_operators.spark.tables.iceberg_catalogs), per
 catalog type, without Spark: which handler, the ``TABLE`` symlink, the ``catalog`` facet.
 
 Expectations derived from openlineage-spark's ``IcebergHandler`` and its catalog-type handlers
@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 from openlineage.client.serde import Serde
 
-from lineage_operators.spark.iceberg_catalogs import (
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.resolve import NamingContext, resolve
+from lineage_operators.spark.tables.iceberg_catalogs import (
     CatalogFacts,
     IcebergCatalog,
     catalog_facet,
@@ -26,8 +28,6 @@ from lineage_operators.spark.iceberg_catalogs import (
     snowflake_account,
     symlink,
 )
-from lineage_operators.spark.plan import ExecutionFacts, RelationFacts, TableRef
-from lineage_operators.spark.resolve import NamingContext, resolve
 
 REST = "org.apache.iceberg.rest.RESTCatalog"
 GLUE = "org.apache.iceberg.aws.glue.GlueCatalog"

@@ -1,10 +1,13 @@
-"""The pure parts of Iceberg reading (lineage_operators.spark.iceberg) and of its facets in resolve."""
+"""The pure parts of Iceberg reading (lineage_operators.spark.tables.iceberg) and of its facets in resolve."""
 
 from __future__ import annotations
 
 import pytest
 
-from lineage_operators.spark.iceberg import (
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.jvm.text import CTSEP, NONE, SEP
+from lineage_operators.spark.resolve import NamingContext, resolve
+from lineage_operators.spark.tables.iceberg import (
     TableFacts,
     current_snapshot,
     file_format,
@@ -14,9 +17,6 @@ from lineage_operators.spark.iceberg import (
     snapshot_property,
     written_counts,
 )
-from lineage_operators.spark.jvm import CTSEP, NONE, SEP
-from lineage_operators.spark.plan import ExecutionFacts, RelationFacts, TableRef
-from lineage_operators.spark.resolve import NamingContext, resolve
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Which jobs' task metrics belong to which JDBC write (pure parts of spark/job_statistics.py)."""
+"""Which jobs' task metrics belong to which JDBC write (pure parts of spark/listen/job_statistics.py)."""
 
 from __future__ import annotations
 
@@ -6,15 +6,15 @@ from typing import Any
 
 import pytest
 
-from lineage_operators.spark.job_statistics import (
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
+from lineage_operators.spark.jvm.text import NONE, RSEP, SEP, SEP2
+from lineage_operators.spark.listen.job_statistics import (
     ExecutionJobs,
     add_job_statistics,
     parse_executions,
     tree_jobs,
     wants_job_statistics,
 )
-from lineage_operators.spark.jvm import NONE, RSEP, SEP, SEP2
-from lineage_operators.spark.plan import ExecutionFacts, RelationFacts
 
 
 def _record(*fields: str) -> str:
@@ -118,7 +118,7 @@ def test_failed_writes_and_file_writes_touch_no_status_store() -> None:
 
 
 def test_executions_read_for_attribution_are_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    from lineage_operators.spark import job_statistics
+    from lineage_operators.spark.listen import job_statistics
 
     def read_again(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the status store was read a second time")

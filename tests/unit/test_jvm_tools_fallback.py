@@ -8,7 +8,7 @@ from unittest import mock
 
 import pytest
 
-from lineage_operators.spark.jvm import JvmTools
+from lineage_operators.spark.jvm.tools import JvmTools
 
 
 def test_no_janino_composes_by_py4j(caplog: pytest.LogCaptureFixture) -> None:

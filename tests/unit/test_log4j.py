@@ -11,7 +11,7 @@ import pytest
 
 from lineage_operators import redaction
 from lineage_operators.redaction import LOG4J_MASKS, redact_text
-from lineage_operators.spark import log4j
+from lineage_operators.spark.session import log4j
 
 CANARY = "CanaryPw7Qz9x"
 LINES = [

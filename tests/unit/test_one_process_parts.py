@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from lineage_operators.spark.listener import HandOver, QueryListener
-from lineage_operators.spark.session import with_python_workers
+from lineage_operators.spark.listen.listener import HandOver, QueryListener
+from lineage_operators.spark.session.task_session import with_python_workers
 
 # -- the hand-over --------------------------------------------------------------------------------
 
@@ -121,7 +121,7 @@ def test_the_plugin_reports_to_hook_lineage_only_without_our_extractor(
     collector: Any, monkeypatch: pytest.MonkeyPatch
 ):
     from lineage_operators.plugin import listener, store
-    from lineage_operators.spark import auto_capture
+    from lineage_operators.spark.capture import automatic as auto_capture
 
     task_instance = SimpleNamespace(
         dag_id="d", task_id="t", run_id="r", map_index=-1, try_number=1, task=object()

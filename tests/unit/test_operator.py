@@ -9,8 +9,12 @@ from typing import Any
 import pytest
 
 from lineage_operators import LineageAwarePySparkOperator, SparkJobError
-from lineage_operators.spark import session as session_module
-from lineage_operators.spark.session import java_major_version, spec_from_master, with_parent_job_information
+from lineage_operators.spark.session import task_session as session_module
+from lineage_operators.spark.session.task_session import (
+    java_major_version,
+    spec_from_master,
+    with_parent_job_information,
+)
 
 
 class FakeSparkContext:

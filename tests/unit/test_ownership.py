@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from lineage_operators.spark import ownership
-from lineage_operators.spark.attribution import attributed
-from lineage_operators.spark.job_statistics import ExecutionJobs
-from lineage_operators.spark.ownership import TAG_PREFIX, Owner, claim, release, verdict
+from lineage_operators.spark.attribution import ownership
+from lineage_operators.spark.attribution.classic import attributed
+from lineage_operators.spark.attribution.ownership import TAG_PREFIX, Owner, claim, release, verdict
+from lineage_operators.spark.listen.job_statistics import ExecutionJobs
 
 OWN, OTHER = f"{TAG_PREFIX}own", f"{TAG_PREFIX}other"
 

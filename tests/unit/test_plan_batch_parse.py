@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lineage_operators.spark.jvm import NONE, RSEP, SEP
-from lineage_operators.spark.plan_batch import PART, parse
+from lineage_operators.spark.jvm.text import NONE, PART, RSEP, SEP
+from lineage_operators.spark.plan.batch import parse
 
 
 def _reply(*parts: str) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lineage_operators.spark.jvm import NONE
-from lineage_operators.spark.plan_json import PlanJsonReader
+from lineage_operators.spark.jvm.text import NONE
+from lineage_operators.spark.plan.columns.compact import PlanJsonReader
 
 
 def _reader() -> PlanJsonReader:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from lineage_operators.spark import plan_json, plan_writer
+from lineage_operators.spark.plan.columns import writer as plan_writer
 
 
 def test_java_source_is_a_package_resource() -> None:
@@ -28,7 +28,9 @@ _FIELD_READS = re.compile(
 
 def test_writer_keeps_exactly_the_fields_the_engine_reads() -> None:
     """A field the engine starts reading must be added to the writer (and none kept for nothing)."""
-    engine = Path(plan_writer.__file__).resolve().parent.parent / "column_lineage"
+    import lineage_operators.column_lineage as engine_package
+
+    engine = Path(engine_package.__file__).resolve().parent
     read = {
         first or second
         for module in engine.glob("*.py")
@@ -65,7 +67,9 @@ class _NoJanino:
 def test_compile_failure_gives_none_once(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(plan_json, "_logged", set())
+    from lineage_operators import _logging
+
+    monkeypatch.setattr(_logging, "_logged_once", set())
     caplog.set_level(logging.INFO, logger="lineage_operators")
     tools: Any = _NoJanino()
     assert plan_writer.compact_writer(tools) is None

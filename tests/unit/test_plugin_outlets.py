@@ -32,7 +32,7 @@ def _context() -> dict[str, Any]:
 
 
 def _result(*paths: str) -> Any:
-    from lineage_operators.spark.capture import CaptureResult
+    from lineage_operators.spark.facts import CaptureResult
 
     return CaptureResult(outputs=[LineageDataset("file", path) for path in paths])
 
@@ -152,7 +152,7 @@ class _Capture:
 
 @pytest.fixture
 def fake_capture(monkeypatch: pytest.MonkeyPatch) -> _Capture:
-    from lineage_operators.spark import auto_capture
+    from lineage_operators.spark.capture import automatic as auto_capture
 
     capture = _Capture(_result("/lake/out"))
     for name in ("arm", "is_armed", "finish"):

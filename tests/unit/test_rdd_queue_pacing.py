@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from lineage_operators.spark import rdd
-from lineage_operators.spark.rdd import QUEUE_READ_INTERVAL_S, RddJobWatcher
+from lineage_operators.spark.rdd import jobs as rdd
+from lineage_operators.spark.rdd.jobs import QUEUE_READ_INTERVAL_S, RddJobWatcher
 
 
 def test_between_executions_the_queue_is_read_once_per_interval(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lineage_operators.spark.rdd_reader import FIELD, ITEM, RECORD, JobFiles, parse_drained
-from lineage_operators.spark.rdd_sources import locations_of
+from lineage_operators.spark.rdd.reader import FIELD, ITEM, RECORD, JobFiles, parse_drained
+from lineage_operators.spark.rdd.sources import locations_of
 
 
 def _drained(*records: str) -> str:

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("openlineage.client")
 
-from lineage_operators.spark.plan import ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
 from lineage_operators.spark.resolve import NamingContext, resolve
 
 

@@ -9,8 +9,9 @@ pytest.importorskip("openlineage.client")
 from openlineage.client.serde import Serde
 
 from lineage_operators import facets as f
-from lineage_operators.spark.plan import ExecutionFacts, RelationFacts, _directories
-from lineage_operators.spark.rdd_sources import _split_input_dirs
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
+from lineage_operators.spark.plan.records import _directories
+from lineage_operators.spark.rdd.sources import _split_input_dirs
 from lineage_operators.spark.resolve import NamingContext, resolve
 
 

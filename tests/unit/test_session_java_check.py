@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from lineage_operators.spark import session as session_module
-from lineage_operators.spark.session import SessionSpec, java_problem, open_session
+from lineage_operators.spark.session import task_session as session_module
+from lineage_operators.spark.session.task_session import SessionSpec, java_problem, open_session
 
 
 class LaunchFailed(Exception):

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from lineage_operators.spark import execution_queue
-from lineage_operators.spark.execution_queue import SETTLE_MS
-from lineage_operators.spark.spark_line import Collections, SparkLine
+from lineage_operators.spark.jvm.spark_line import Collections, SparkLine
+from lineage_operators.spark.listen import execution_queue
+from lineage_operators.spark.listen.execution_queue import SETTLE_MS
 
 _212 = ("scala.collection.TraversableOnce", "scala.collection.TraversableLike")
 _213 = ("scala.collection.IterableOnceOps", "scala.collection.IterableOps")

@@ -36,40 +36,15 @@ expressions.py for the rules and where they deliberately differ.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-DIRECT = "DIRECT"
-INDIRECT = "INDIRECT"
-
-
-@dataclass(frozen=True, order=True)
-class SourceColumn:
-    """A column of a leaf relation of the plan (LogicalRelation, HiveTableRelation, DSv2...)."""
-
-    expr_id: int
-    name: str
-
-
-@dataclass(frozen=True, order=True)
-class Transformation:
-    """An OpenLineage transformation: ``type`` DIRECT/INDIRECT, ``subtype`` as openlineage-spark.
-
-    ``description``: the expression's text when descriptions are on (see :mod:`.descriptions`),
-    else "". Two entries differing only by it are two transformations (two filters on a column).
-    """
-
-    type: str
-    subtype: str
-    masking: bool = False
-    description: str = ""
-
-
-@dataclass
-class PlanColumnLineage:
-    fields: dict[str, dict[SourceColumn, frozenset[Transformation]]] = field(default_factory=dict)
-    dataset: dict[SourceColumn, frozenset[Transformation]] = field(default_factory=dict)
-    unknown_nodes: tuple[str, ...] = ()
+from lineage_operators.column_lineage.lineage import (
+    DIRECT,
+    INDIRECT,
+    PlanColumnLineage,
+    SourceColumn,
+    Transformation,
+)
 
 
 def lineage_of_plan(

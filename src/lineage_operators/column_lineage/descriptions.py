@@ -12,7 +12,7 @@ analyzed plan's (``CAST(100 AS DOUBLE)`` where the jar's optimized plan shows ``
 the optimizer's inferred ``IS NOT NULL`` filters have none.
 
 Over Spark Connect the client has no analyzed plan: the translation renders the same texts from
-the client's protobuf expressions (:mod:`lineage_operators.spark.connect.expr_sql`), identical
+the client's protobuf expressions (:mod:`lineage_operators.spark.connect.columns.expr_sql`), identical
 except where the analyzer rewrites an expression (implicit casts, window frames, renames in place).
 
 What a backend gets is :func:`clean` of it: the project's secret redaction (a literal can hold a

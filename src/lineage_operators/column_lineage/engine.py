@@ -30,13 +30,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from lineage_operators.column_lineage import (
-    DIRECT,
-    INDIRECT,
-    PlanColumnLineage,
-    SourceColumn,
-    Transformation,
-)
 from lineage_operators.column_lineage.descriptions import clean
 from lineage_operators.column_lineage.expressions import (
     CODES,
@@ -44,6 +37,13 @@ from lineage_operators.column_lineage.expressions import (
     SUBTYPES,
     Lineage,
     is_direct,
+)
+from lineage_operators.column_lineage.lineage import (
+    DIRECT,
+    INDIRECT,
+    PlanColumnLineage,
+    SourceColumn,
+    Transformation,
 )
 from lineage_operators.column_lineage.plan_tree import (
     Node,

@@ -19,7 +19,7 @@ from typing import Any
 
 from openlineage.client.facet_v2 import column_lineage_dataset as cl
 
-from lineage_operators.column_lineage import Transformation
+from lineage_operators.column_lineage.lineage import Transformation
 from lineage_operators.column_lineage.mapping import DatasetColumnLineage, Dependencies, add_dependencies
 from lineage_operators.column_lineage.settings import FIELDS
 

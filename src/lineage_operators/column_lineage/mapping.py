@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from lineage_operators.column_lineage import PlanColumnLineage, SourceColumn, Transformation
+from lineage_operators.column_lineage.lineage import PlanColumnLineage, SourceColumn, Transformation
 from lineage_operators.model import DatasetName
 
 

@@ -5,6 +5,9 @@ The JSON lists only the leaves' outputs; every other node's output is derived he
 creates (``{source exprId: transformation bitmask}``) in ``attrs`` and puts dataset-wide
 dependencies (filters, join conditions, grouping, sorting) in the sink it is given. The semantics,
 and where they emulate Spark's optimizer, are described in engine.py.
+
+Size: one rule per plan node class openlineage-spark knows, over one shared walk state;
+splitting the rules from the walk would only scatter the table of node classes.
 """
 
 from __future__ import annotations
@@ -13,9 +16,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from lineage_operators.column_lineage import (
-    SourceColumn,
-)
 from lineage_operators.column_lineage.expressions import (
     AGGREGATION,
     CAST_CLASSES,
@@ -32,6 +32,9 @@ from lineage_operators.column_lineage.expressions import (
     cast_code,
     shift,
     union,
+)
+from lineage_operators.column_lineage.lineage import (
+    SourceColumn,
 )
 from lineage_operators.column_lineage.plan_tree import (
     Node,

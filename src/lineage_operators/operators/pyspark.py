@@ -1,4 +1,8 @@
-"""``LineageAwarePySparkOperator``: Airflow's PySpark operator, with lineage it finds by itself."""
+"""``LineageAwarePySparkOperator``: Airflow's PySpark operator, with lineage it finds by itself.
+
+Size: the operator is one class whose argument checks, session life cycle and lineage hooks
+read best together; its pieces with their own job already live in spark/session/ and mixin.py.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ if TYPE_CHECKING:
 
     from pyspark.sql import SparkSession
 
-    from lineage_operators.spark.captures import LineageCapture
+    from lineage_operators.spark.capture import LineageCapture
     from lineage_operators.spark.session import SessionSpec
 
 SPARK_ARGUMENTS = ("spark", "sc")
@@ -123,7 +127,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
                 f"config_kwargs must be a mapping of Spark conf, got {type(config_kwargs).__name__}"
             )
         if master is not None or capture_lineage is not True:
-            from lineage_operators.spark.arguments import check_capture_lineage, check_master
+            from lineage_operators.spark.session import check_capture_lineage, check_master
 
             check_master(master)
             check_capture_lineage(capture_lineage)
@@ -247,7 +251,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         )
 
         if not self.conn_id:
-            from lineage_operators.spark.arguments import check_master
+            from lineage_operators.spark.session import check_master
 
             check_master(self.master)  # templated values are known only now
         conf = {"spark.app.name": f"{self.dag_id}.{self.task_id}", **(self.config_kwargs or {})}
@@ -286,7 +290,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             return None
         try:
             from lineage_operators.column_lineage.settings import resolve_settings
-            from lineage_operators.spark.captures import new_capture
+            from lineage_operators.spark.capture import new_capture
 
             settings = resolve_settings(
                 self.column_lineage,

@@ -28,7 +28,7 @@ class ForkGuardListener:
 
     The provider forks an emitter per event; a Spark session the process opened before (a module
     global of the DAG file, parsed by ``dag.test()`` or the task runner) would have its py4j
-    connection reset by the first child (:mod:`lineage_operators.spark.fork_safety`), and py4j
+    connection reset by the first child (:mod:`lineage_operators.spark.session.fork_safety`), and py4j
     would log the reset with tracebacks. Costs a dictionary look-up where py4j is not loaded.
     """
 
@@ -45,7 +45,7 @@ def _protect_py4j_connections(label: str) -> None:
     if "py4j.clientserver" not in sys.modules and "py4j.java_gateway" not in sys.modules:
         return
     try:
-        from lineage_operators.spark.fork_safety import protect_py4j_connections_from_forks
+        from lineage_operators.spark.session import protect_py4j_connections_from_forks
 
         protect_py4j_connections_from_forks()
     except Exception as error:
@@ -60,9 +60,9 @@ class TaskCaptureListener:
         try:
             if _task_type(task_instance) not in settings.configured_operators():
                 return
-            from lineage_operators.spark import auto_capture
+            from lineage_operators.spark.capture import automatic
 
-            auto_capture.arm(_label(task_instance))
+            automatic.arm(_label(task_instance))
             _emit_assets_after_execute(task_instance)
         except Exception as error:
             log.warning("Task %s: Spark lineage capture not armed: %s", _label(task_instance), error)
@@ -92,18 +92,18 @@ def _emit_assets_after_execute(task_instance: Any) -> None:
 
 def _finish_capture(task_instance: Any) -> Any:
     """Stop capture and keep its result for the extractor; ``None`` when nothing was captured."""
-    from lineage_operators.spark import auto_capture
+    from lineage_operators.spark.capture import automatic
 
-    result = auto_capture.finish()
+    result = automatic.finish()
     store.put(task_instance, result)
     return result
 
 
 def _finish(task_instance: Any) -> None:
     had_outlets_hook = outlets.restore(getattr(task_instance, "task", None))
-    # Arming imports auto_capture: a process that never armed it (every task when the plugin is
+    # Arming imports capture.automatic: a process that never armed it (every task when the plugin is
     # not configured) has nothing to finish and is spared its import (~1 ms) at each task's end.
-    auto_capture = sys.modules.get("lineage_operators.spark.auto_capture")
+    auto_capture = sys.modules.get("lineage_operators.spark.capture.automatic")
     armed = auto_capture is not None and auto_capture.is_armed()
     if not armed and not had_outlets_hook:
         return

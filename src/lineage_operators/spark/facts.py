@@ -1,9 +1,10 @@
-"""The contract between the two capture paths and the naming step: the task's capture result.
+"""The contract between the readers of Spark's executions and the naming step: plain facts.
 
-Why a module of its own: the classic capture (:mod:`.capture`, a Spark listener) and the Spark Connect
-capture (:mod:`.connect.capture`, plans read on the client) both hand back a :class:`CaptureResult`
-built by :func:`build_result` from their execution facts. Kept here, the Connect side no longer imports
-the classic capture to borrow its result type: the two sit side by side above this module.
+Why a module of its own: the classic capture (a Spark listener reading plans in the JVM) and the Spark
+Connect capture (plans read on the client) both produce :class:`ExecutionFacts` of
+:class:`RelationFacts`, and :mod:`lineage_operators.spark.resolve` turns them into the task's
+:class:`CaptureResult`. Plain data (no py4j, nothing of Spark): a capture keeps them after the
+listener's callback returned, and the two readers sit side by side above this module.
 """
 
 from __future__ import annotations
@@ -12,6 +13,63 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lineage_operators.model import LineageDataset
+
+# The provider sets ``processing_engine`` (Airflow) on every task event after our facets, so the
+# Spark engine that ran the task is reported under its own key, with the same standard facet.
+SPARK_ENGINE_FACET = "spark_processingEngine"
+
+
+@dataclass(frozen=True)
+class TableRef:
+    """A catalog table identity; ``catalog`` None means Spark's session catalog."""
+
+    database: str | None
+    table: str
+    catalog: str | None = None
+
+
+@dataclass
+class RelationFacts:
+    """One dataset touched by an execution, as plain strings (named later)."""
+
+    location: str | None = None  # physical location URI or path
+    table: TableRef | None = None  # catalog identity (symlink) when the dataset is a table
+    jdbc_url: str | None = None  # redacted
+    jdbc_table: str | None = None
+    jdbc_query: str | None = None
+    schema_text: str | None = None  # StructType.json
+    file_format: str | None = None
+    provider: str | None = None  # table provider: parquet, delta, iceberg, hive, jdbc...
+    lifecycle: str | None = None  # CREATE / OVERWRITE / DROP / TRUNCATE / RENAME
+    previous_table: TableRef | None = None  # RENAME: the old identity
+    relation_id: str | None = None  # identity of the JVM relation, to join scan statistics
+    rows: int | None = None
+    size: int | None = None
+    files: int | None = None
+    expr_ids: tuple[int, ...] = ()  # the leaf's output attributes, to join column lineage
+    version: str | None = None  # datasetVersion (an Iceberg snapshot id: spark/tables/iceberg.py)
+    symlink: tuple[str, str] | None = None  # TABLE symlink named by the table's catalog (Iceberg)
+    catalog_facts: Any = None  # the table's catalog facet values (Iceberg: spark/tables/iceberg_catalogs.py)
+    #: rows, bytes, files the table's current snapshot added (Iceberg): its statistics as an output
+    written: tuple[int | None, int | None, int | None] | None = None
+    written_version: str | None = None  # the table's current snapshot: the version it has as an output
+
+
+@dataclass
+class ExecutionFacts:
+    """What one finished (or failed) execution read and wrote."""
+
+    func_name: str
+    succeeded: bool
+    qe_id: int | None = None
+    query_id: str | None = None
+    root: str | None = None  # class name of the analyzed plan's root
+    inputs: list[RelationFacts] = field(default_factory=list)
+    outputs: list[RelationFacts] = field(default_factory=list)
+    sql: str | None = None
+    cost_ms: float = 0.0
+    column_lineage: Any = None  # PlanColumnLineage of the written query (column_lineage package)
+    tags: frozenset[str] | None = None  # an RDD job's job tags (SQL executions: from the status store)
 
 
 @dataclass
@@ -30,24 +88,4 @@ class CaptureResult:
     complete: bool = True
 
 
-def build_result(
-    facts: list[Any], naming: Any, run_facets: dict[str, Any], *, complete: bool, column_lineage: Any = None
-) -> CaptureResult:
-    """Name and merge execution facts (any capture's) into the task's :class:`CaptureResult`."""
-    from lineage_operators.facets import sql_job_facet
-    from lineage_operators.spark.resolve import resolve
-
-    inputs, outputs, statements = resolve(facts, naming, column_lineage)
-    sql = sql_job_facet(statements)
-    return CaptureResult(
-        inputs=inputs,
-        outputs=outputs,
-        run_facets=run_facets,
-        job_facets={"sql": sql} if sql is not None else {},
-        executions=len(facts),
-        capture_ms=sum(f.cost_ms for f in facts),
-        complete=complete,
-    )
-
-
-__all__ = ["CaptureResult", "build_result"]
+__all__ = ["SPARK_ENGINE_FACET", "CaptureResult", "ExecutionFacts", "RelationFacts", "TableRef"]

@@ -20,7 +20,7 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.model import DatasetName, LineageDataset
-from lineage_operators.spark.plan import ExecutionFacts, RelationFacts
+from lineage_operators.spark.facts import CaptureResult, ExecutionFacts, RelationFacts
 
 log = get_logger(__name__)
 
@@ -193,7 +193,7 @@ def _hive_catalog(ctx: NamingContext) -> Any:
 def _catalog(acc: _Acc, ctx: NamingContext) -> Any:
     """An Iceberg catalog's facet (its table in ``spark_catalog`` too), else the Hive catalog's."""
     if acc.catalog_facts is not None:
-        from lineage_operators.spark.iceberg_catalogs import catalog_facet
+        from lineage_operators.spark.tables.iceberg_catalogs import catalog_facet
 
         return catalog_facet(acc.catalog_facts)
     return _hive_catalog(ctx) if acc.hive_table else None
@@ -286,8 +286,8 @@ def resolve(
     ``column_lineage``: ColumnLineageSettings for the outputs' ``columnLineage`` facets.
     """
     from lineage_operators.column_lineage.datasets import attach_column_lineage
-    from lineage_operators.spark.alter import schema_from_renames
-    from lineage_operators.spark.helper_reads import name_helper_reads
+    from lineage_operators.spark.plan.alter import schema_from_renames
+    from lineage_operators.spark.rdd.helper_reads import name_helper_reads
 
     executions = list(executions)
     schema_from_renames(executions)
@@ -308,3 +308,23 @@ def resolve(
     resolved_outputs = _datasets(outputs, True, ctx)
     attach_column_lineage(resolved_outputs, executions, _names, column_lineage)
     return _datasets(inputs, False, ctx), resolved_outputs, statements
+
+
+def build_result(
+    facts: list[Any], naming: Any, run_facets: dict[str, Any], *, complete: bool, column_lineage: Any = None
+) -> CaptureResult:
+    """Name and merge execution facts (any capture's) into the task's
+    :class:`~lineage_operators.spark.facts.CaptureResult`."""
+    from lineage_operators.facets import sql_job_facet
+
+    inputs, outputs, statements = resolve(facts, naming, column_lineage)
+    sql = sql_job_facet(statements)
+    return CaptureResult(
+        inputs=inputs,
+        outputs=outputs,
+        run_facets=run_facets,
+        job_facets={"sql": sql} if sql is not None else {},
+        executions=len(facts),
+        capture_ms=sum(f.cost_ms for f in facts),
+        complete=complete,
+    )

@@ -11,6 +11,9 @@ Rules (documented in the package docstring too):
 - other lists match in order and length (``subset`` / ``unordered`` relax that);
 - under one event key, an expected dict means exactly one event; a list of dicts means
   exactly that many events, matched in emission order; ``matchers.ABSENT`` means none.
+
+Size: one comparison rule per JSON shape (mappings, lists, matchers, facets) with the
+difference report each gives; a user reads them as one rule set.
 """
 
 from __future__ import annotations

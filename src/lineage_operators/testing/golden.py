@@ -11,6 +11,9 @@ sorted and datasets ordered by (namespace, name) so diffs stay small.
 
 Rewriting keeps every part of the old file that still matches (hand-written matchers,
 trimmed facets) and regenerates only what changed.
+
+Size: reading, writing and updating golden files (JSON and YAML) with their volatile values
+replaced by matchers; the three share the file format.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ Placeholders (such as the test's base dir) are written ``${name}`` inside any
 string, or ``{"$placeholder": "name"}`` for a whole value, and are resolved when
 the comparison runs, so a golden file stays valid from one temp dir to the next.
 ``$${`` stands for a literal ``${``.
+
+Size: one small class per matcher, each with its Python and JSON form; a matcher is looked
+up by name from either form, so they live in one module.
 """
 
 from __future__ import annotations

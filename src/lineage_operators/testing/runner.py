@@ -14,6 +14,9 @@ Process-wide state that leaks between runs in one process, and how it is reset:
   each run, which also waits for the queued DAG events to be written;
 - the listener's own adapter caches its ``OpenLineageClient``: dropped;
 - the hook-lineage collector: see :mod:`lineage_operators.testing.hook_lineage_state`.
+
+Size: running a DAG (``dag.test()``, ``airflow dags test``) and collecting the events of
+both runs share Airflow's set-up, isolation and clean-up.
 """
 
 from __future__ import annotations

@@ -34,8 +34,8 @@ _undo: list[Any] = []
 def inject_faults() -> None:
     """Wrap two library functions; they misbehave only for this DAG's fault tasks."""
     from lineage_operators._logging import current_task
-    from lineage_operators.spark.capture import SparkLineageCapture
-    from lineage_operators.spark.plan import PlanReader
+    from lineage_operators.spark.capture.classic import SparkLineageCapture
+    from lineage_operators.spark.plan.reader import PlanReader
 
     drain, read = SparkLineageCapture._drain, PlanReader.read
     hang_s = float(os.environ.get("LINEAGE_TEST_HANG_S", "20"))

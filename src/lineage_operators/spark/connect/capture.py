@@ -1,6 +1,7 @@
 """Capture of every Spark read and write a task makes through a Spark Connect session.
 
-Same contract and result as the classic :class:`~lineage_operators.spark.capture.SparkLineageCapture`::
+Same contract and result as the classic
+:class:`~lineage_operators.spark.capture.classic.SparkLineageCapture`::
 
     capture = SparkConnectLineageCapture(spark)   # a pyspark.sql.connect SparkSession; never raises
     capture.start()                               # puts a gRPC interceptor on the session's channel
@@ -9,13 +10,15 @@ Same contract and result as the classic :class:`~lineage_operators.spark.capture
 
 How it works:
 
-* While the task runs, the interceptor (:mod:`.interceptor`) hands over each ``ExecutePlanRequest``
-  (kept as is, nothing parsed, no server call) and watches its response stream for
+* While the task runs, the interceptor (:mod:`~lineage_operators.spark.connect.interceptor`) hands over each
+  ``ExecutePlanRequest`` (kept as is, nothing parsed, no server call) and watches its response stream for
   ``result_complete`` (success) and ``metrics``.
 * Finished actions are resolved on a worker thread, beside the task's next actions: parse the
-  protobuf (:mod:`.plans`), the SQL text (:mod:`.sql`), ask the server for schemas, input files and
-  table locations (:mod:`.server`, cached per task) and turn them into the classic capture's plain
-  facts (:mod:`.resolver`), named and merged by :mod:`lineage_operators.spark.resolve`.
+  protobuf (:mod:`~lineage_operators.spark.connect.plans`), the SQL text
+  (:mod:`~lineage_operators.spark.connect.sql`), ask the server for schemas, input files and
+  table locations (:mod:`~lineage_operators.spark.connect.server`, cached per task) and turn them into the
+  classic capture's plain facts (:mod:`~lineage_operators.spark.connect.resolver`), named and merged by
+  :mod:`lineage_operators.spark.resolve`.
 * One exception to "after the action": a statement that makes a table disappear (DROP, RENAME,
   REPLACE, ``saveAsTable`` overwrite...) is held on the task's thread, before it is sent, until the
   plans that ran before it are resolved (their tables still exist); a DROP of a table this capture
@@ -28,6 +31,9 @@ How it works:
   interceptor runs on the sending thread, so this needs no server call.
 * A plan that cannot be resolved (analysis error) loses its lineage only, with one warning.
   Nothing here raises into the task or changes what runs: the interceptor only observes.
+
+Size: the Connect capture's whole life cycle (start, record, drain, stop) in one class, as the
+classic one in capture/classic.py; its readers live beside it (resolver, server, sql).
 """
 
 from __future__ import annotations
@@ -39,9 +45,9 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.capture_settings import DEFAULT_CAPTURE_TIMEOUT
-from lineage_operators.spark.capture_setup import SPARK_ENGINE_FACET
 from lineage_operators.spark.connect.interceptor import PlanListener
-from lineage_operators.spark.facts import CaptureResult, build_result
+from lineage_operators.spark.facts import SPARK_ENGINE_FACET, CaptureResult
+from lineage_operators.spark.resolve import build_result
 
 log = get_logger(__name__)
 
@@ -135,10 +141,10 @@ class SparkConnectLineageCapture(PlanListener):
             return
         self._state = "started"
         try:
+            from lineage_operators.spark.attribution.ownership import Owner, claim
             from lineage_operators.spark.connect.interceptor import attach
             from lineage_operators.spark.connect.resolver import ConnectResolver
             from lineage_operators.spark.connect.server import ServerLookups
-            from lineage_operators.spark.ownership import Owner, claim
 
             self._owner = Owner()
             claim(self._owner)
@@ -169,7 +175,7 @@ class SparkConnectLineageCapture(PlanListener):
         was_started = self._state == "started"
         self._state = "stopped"
         if self._owner is not None:
-            from lineage_operators.spark.ownership import release
+            from lineage_operators.spark.attribution.ownership import release
 
             release(self._owner)
         if self._interceptor is not None:
@@ -215,7 +221,7 @@ class SparkConnectLineageCapture(PlanListener):
             self._hold_timed_out = True
 
     def _sent_for_another_capture(self) -> bool:
-        from lineage_operators.spark.ownership import marks_of_current_thread, verdict
+        from lineage_operators.spark.attribution.ownership import marks_of_current_thread, verdict
 
         owner = self._owner
         return owner is not None and verdict(marks_of_current_thread(), owner.tag) == "other"

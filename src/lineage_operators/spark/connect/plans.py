@@ -6,7 +6,7 @@ joins, unions, subquery expressions or ``with_relations`` are all found:
 
 * ``Read.DataSource`` (format, paths, options: file sources and JDBC) -> :class:`SourceRead`;
 * ``Read.NamedTable`` (``spark.table``) -> :class:`TableRead`;
-* ``SQL`` relations -> their text (parsed later by :mod:`.sql`).
+* ``SQL`` relations -> their text (parsed later by :mod:`~lineage_operators.spark.connect.sql`).
 
 Commands: ``WriteOperation`` (path or table, save mode, format, options), ``WriteOperationV2``
 (``writeTo``), ``SqlCommand`` (``spark.sql``) and ``CreateDataFrameViewCommand`` (temp views, so a

@@ -1,9 +1,9 @@
 """A recorded Connect plan + server lookups -> the plain facts the classic capture produces.
 
-The output is :class:`~lineage_operators.spark.plan.ExecutionFacts` holding
-:class:`~lineage_operators.spark.plan.RelationFacts`, so naming, merging and facets are the classic
+The output is :class:`~lineage_operators.spark.facts.ExecutionFacts` holding
+:class:`~lineage_operators.spark.facts.RelationFacts`, so naming, merging and facets are the classic
 capture's (:mod:`lineage_operators.spark.resolve`). The rules mirror what a classic session's plan
-says for the same action (see :mod:`lineage_operators.spark.plan`):
+says for the same action (see :mod:`lineage_operators.spark.plan.reader`):
 
 * file reads: the read's root paths (globs expanded from the server's input files; a single root
   stays what it is, with several a file stands for its directory), the relation's full schema,
@@ -12,11 +12,15 @@ says for the same action (see :mod:`lineage_operators.spark.plan`):
 * ``df.write...save(path)``: the path, the written query's schema, OVERWRITE for mode overwrite;
 * ``saveAsTable`` (a CTAS on the server): CREATE, or no change when appending; ``insertInto``:
   OVERWRITE or none; ``writeTo``: CREATE / OVERWRITE / none as the V2 command it runs;
-* SQL: tables from ``openlineage-sql``, lifecycle from the statement (:mod:`.sql`), and for a
-  written SQL query its column lineage (:mod:`.sql_columns`); DROP of a table reports the location
-  read from the catalog just before it ran (:meth:`ConnectResolver.before_drop`), else what this
-  capture saw of the table (its own :class:`TableMemory`), else the managed location;
+* SQL: tables from ``openlineage-sql``, lifecycle from the statement
+  (:mod:`~lineage_operators.spark.connect.sql`), and for a
+  written SQL query its column lineage (:mod:`~lineage_operators.spark.connect.columns.sql_columns`); DROP of
+  a table reports the location read from the catalog just before it ran (:meth:`ConnectResolver.before_drop`),
+  else what this capture saw of the table (its own :class:`TableMemory`), else the managed location;
 * JDBC reads/writes: URL (redacted) and table or query, as the classic capture.
+
+Size: one method per kind of recorded Connect plan (reads, writes, SQL commands, DDL), over
+the server lookups they share; the pure parts are already in paths.py, written.py and columns/.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark.connect.frame_columns import INSERT_WITH_COLUMNS, rels_of_reads
+from lineage_operators.spark.connect.columns.frame_columns import INSERT_WITH_COLUMNS, rels_of_reads
+from lineage_operators.spark.connect.columns.sql_columns import sql_column_lineage
 from lineage_operators.spark.connect.paths import source_roots
 from lineage_operators.spark.connect.plans import (
     ConnectPlan,
@@ -39,10 +44,9 @@ from lineage_operators.spark.connect.plans import (
 )
 from lineage_operators.spark.connect.server import ServerLookups, TableInfo
 from lineage_operators.spark.connect.sql import SqlStatement, SqlTable, parse_statement
-from lineage_operators.spark.connect.sql_columns import sql_column_lineage
 from lineage_operators.spark.connect.written import WrittenFiles
-from lineage_operators.spark.plan import ExecutionFacts, RelationFacts, TableRef
-from lineage_operators.spark.table_memory import TableMemory
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.tables.memory import TableMemory
 
 log = get_logger(__name__)
 
@@ -220,7 +224,7 @@ class ConnectResolver:
     ) -> tuple[list[RelationFacts], dict[SqlTable, list[RelationFacts]], dict[Any, list[RelationFacts]]]:
         """The inputs; for each SQL table whose columns are its relations' (column lineage) the
         relations it resolved to; the same for each DataFrame read (by :func:`read_key`)."""
-        from lineage_operators.spark.connect.frame_columns import read_key
+        from lineage_operators.spark.connect.columns.frame_columns import read_key
 
         items: list[SourceRead | TableRead | SqlTable] = [*reads, *self._sql_tables(texts)]
         if statement is not None:
@@ -339,8 +343,8 @@ class ConnectResolver:
 
     def _frame_columns(self, plan: ConnectPlan, output: RelationFacts, rels_of: Any) -> Any:
         """The written DataFrame's column lineage (classic rules over the translated plan), or None."""
-        from lineage_operators.spark.connect.frame_columns import frame_column_lineage
-        from lineage_operators.spark.connect.sql_columns import column_names
+        from lineage_operators.spark.connect.columns.frame_columns import frame_column_lineage
+        from lineage_operators.spark.connect.columns.sql_columns import column_names
 
         write = plan.write
         if write is None or plan.query is None:
@@ -354,10 +358,11 @@ class ConnectResolver:
         )
 
     def _select_columns(self, text: str, output: RelationFacts, rels_of: Any) -> Any:
-        """Column lineage of a simple SELECT (:mod:`.sql_select`) by the classic rules, or None."""
-        from lineage_operators.spark.connect.frame_columns import frame_column_lineage
-        from lineage_operators.spark.connect.sql_columns import column_names
-        from lineage_operators.spark.connect.sql_select import select_relation
+        """Column lineage of a simple SELECT (:mod:`~lineage_operators.spark.connect.columns.sql_select`) by
+        the classic rules, or None."""
+        from lineage_operators.spark.connect.columns.frame_columns import frame_column_lineage
+        from lineage_operators.spark.connect.columns.sql_columns import column_names
+        from lineage_operators.spark.connect.columns.sql_select import select_relation
 
         if INSERT_WITH_COLUMNS.match(text):
             return None  # INSERT INTO t (b, a) SELECT ...: not the table's column order

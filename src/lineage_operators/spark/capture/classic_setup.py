@@ -1,0 +1,169 @@
+"""What a classic capture reads from the session, and starts beside it, when it starts.
+
+:class:`~lineage_operators.spark.capture.classic.SparkLineageCapture` keeps its life cycle (start, hand
+over, drain, stop); these are the pieces of its ``start()`` that depend on the session only: the
+run facets and naming context read once, the two watermarks attribution compares executions with,
+the column-lineage plan reader, the watcher of RDD-only jobs, and the active session of the
+reader's JVM thread. All but the last run on the task's thread, inside ``start()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lineage_operators._errors import describe
+from lineage_operators._logging import get_logger
+from lineage_operators.spark.facts import SPARK_ENGINE_FACET
+
+log = get_logger(__name__)
+
+#: This package's version (``spark_processingEngine.openlineageAdapterVersion`` is the client's).
+LINEAGE_OPERATORS_FACET = "lineageOperators"
+
+#: Spark conf key bounding the locations listed by a ``subset`` facet.
+SUBSET_MAX_LOCATIONS_CONF = "spark.lineage_operators.subset.maxLocations"
+
+#: Spark's counter of ``QueryExecution`` ids (the companion object's, Spark 3.2 to 4.x).
+_QE_COMPANION = "org.apache.spark.sql.execution.QueryExecution$"
+_NEXT_QE_ID = "org$apache$spark$sql$execution$QueryExecution$$nextExecutionId"
+
+
+# -- session facts read once ----------------------------------------------------------------------
+
+
+def read_run_facets(sc: Any) -> dict[str, Any]:
+    """The run facets of the Spark application: engine, this package and the application details."""
+    from lineage_operators import facets as f
+
+    conf = _context_conf(sc)
+    try:
+        user = sc.sparkUser()
+    except Exception:
+        user = None
+    return {
+        SPARK_ENGINE_FACET: f.processing_engine_facet(str(sc.version)),
+        LINEAGE_OPERATORS_FACET: f.lineage_operators_facet(),
+        "spark_applicationDetails": f.spark_application_details_facet(
+            master=sc.master,
+            appName=sc.appName,
+            applicationId=sc.applicationId,
+            deployMode=conf.get("spark.submit.deployMode", "client"),
+            driverHost=conf.get("spark.driver.host", None),
+            userName=user,
+            uiWebUrl=sc.uiWebUrl,
+        ),
+    }
+
+
+def read_naming(spark: Any, sc: Any) -> Any:
+    """The session's ``NamingContext`` (:mod:`~lineage_operators.spark.resolve`): warehouse, metastore, subset
+    limit."""
+    from lineage_operators.spark.resolve import NamingContext
+
+    conf = _context_conf(sc)
+    warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
+    metastore = None
+    hive = conf.get("spark.sql.catalogImplementation", "in-memory") == "hive"
+    if hive:
+        # as openlineage-spark SparkConfUtils.getMetastoreUri
+        metastore = conf.get("spark.sql.hive.metastore.uris", None) or conf.get(
+            "spark.hadoop.hive.metastore.uris", None
+        )
+    return NamingContext(
+        warehouse=warehouse, metastore_uris=metastore, subset_limit=_subset_limit(spark), hive=hive
+    )
+
+
+def _context_conf(sc: Any) -> Any:
+    """The context's own ``SparkConf``, to read a few keys: ``sc.getConf()`` copies every entry
+    into a new JVM ``SparkConf`` (about 4 py4j round trips per entry, twice at ``start()``)."""
+    conf = getattr(sc, "_conf", None)
+    return conf if conf is not None else sc.getConf()
+
+
+def _subset_limit(spark: Any) -> int:
+    from lineage_operators.facets import DEFAULT_SUBSET_MAX_LOCATIONS
+
+    value = spark.conf.get(SUBSET_MAX_LOCATIONS_CONF, None)
+    try:
+        return max(int(value), 1) if value else DEFAULT_SUBSET_MAX_LOCATIONS
+    except ValueError:
+        log.warning(
+            "lineage capture: %s=%r is not a number; using %d",
+            SUBSET_MAX_LOCATIONS_CONF,
+            value,
+            DEFAULT_SUBSET_MAX_LOCATIONS,
+        )
+        return DEFAULT_SUBSET_MAX_LOCATIONS
+
+
+# -- the watermarks of attribution (:mod:`~lineage_operators.spark.attribution.classic`) -------------
+
+
+def last_sql_execution_id(jss: Any) -> int:
+    """The newest SQL execution id in Spark's SQL status store (the status store's watermark)."""
+    from lineage_operators.spark.listen.job_statistics import last_execution_id
+
+    return last_execution_id(jss.sharedState().statusStore())
+
+
+def next_query_execution_id(tools: Any, jss: Any) -> int:
+    """An id no execution before this call has and every later one exceeds (the attribution's
+    watermark). Taken from Spark's counter: a ``QueryExecution`` made for it instead would be the
+    fresh JVM's first analysis, about a second on the task's thread in a new task process."""
+    try:
+        companion = tools.cls(_QE_COMPANION).getField("MODULE$").get(None)
+        return int(getattr(companion, _NEXT_QE_ID)())
+    except Exception as exc:
+        log.debug("lineage capture: no QueryExecution id counter (%s); analysing a query", describe(exc))
+        return int(jss.range(0).queryExecution().id())
+
+
+# -- what runs beside the capture -----------------------------------------------------------------
+
+
+def column_reader(tools: Any, settings: Any) -> Any:
+    """The plan JSON reader of column lineage (``settings``: None for the defaults), or None if off."""
+    from lineage_operators.column_lineage.settings import ColumnLineageSettings
+    from lineage_operators.spark.plan.columns.compact import PlanJsonReader
+
+    settings = settings or ColumnLineageSettings()
+    if not settings.enabled:
+        return None
+    return PlanJsonReader(
+        tools, settings.max_columns, settings.max_plan_leaf_columns, descriptions=settings.descriptions
+    )
+
+
+def start_rdd_jobs(tools: Any, jsc: Any) -> Any:
+    """The watcher of RDD-only jobs (:mod:`lineage_operators.spark.rdd.jobs`), or None if it cannot run."""
+    from lineage_operators.spark.rdd.jobs import RddJobWatcher
+
+    watcher = RddJobWatcher(tools, jsc)
+    try:
+        watcher.start()
+    except Exception as exc:
+        log.warning("lineage capture: RDD-only jobs will not be captured: %s", describe(exc))
+        return None
+    return watcher
+
+
+def activate_session(tools: Any, jss: Any) -> None:
+    """Make the task's session the active one of the reader's JVM thread: Spark reads its SQL conf
+    from the thread's active session, and without it catalog lookups see the defaults (e.g. the
+    built-in session catalog instead of a configured ``spark.sql.catalog.spark_catalog``)."""
+    tools.java_class("org.apache.spark.sql.SparkSession").setActiveSession(jss)
+
+
+__all__ = [
+    "LINEAGE_OPERATORS_FACET",
+    "SPARK_ENGINE_FACET",
+    "SUBSET_MAX_LOCATIONS_CONF",
+    "activate_session",
+    "column_reader",
+    "last_sql_execution_id",
+    "next_query_execution_id",
+    "read_naming",
+    "read_run_facets",
+    "start_rdd_jobs",
+]

@@ -1,0 +1,370 @@
+"""Inputs: the relation leaves of a plan, read by JVM-side functions in a constant number of
+py4j calls, and parsed into :class:`~lineage_operators.spark.facts.RelationFacts`.
+
+Leaves: ``LogicalRelation`` over ``HadoopFsRelation`` / ``JDBCRelation`` / with a
+``catalogTable``, ``HiveTableRelation``, ``DataSourceV2Relation``
+(:mod:`~lineage_operators.spark.plan.v2_tables`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lineage_operators._logging import get_logger
+from lineage_operators.spark.facts import RelationFacts
+from lineage_operators.spark.jvm.text import CTSEP, RSEP, SEP3, split_list, split_records
+from lineage_operators.spark.jvm.tools import JvmTools
+from lineage_operators.spark.plan.classes import (
+    _INNER_QUERY,
+    CATALOG_PLUGIN,
+    CATALOG_TABLE,
+    CI_MAP,
+    DSV2_REL,
+    FILE_INDEX,
+    FILE_TABLE,
+    HFR,
+    HIVE_REL,
+    IDENTIFIER,
+    JDBC_OPTS,
+    JDBC_REL,
+    LR,
+    PAFI,
+    QUERY_PLAN,
+    STORAGE,
+    STRUCT,
+    TABLE,
+    TABLE_ID,
+    TREE_NODE,
+    V1_TABLE,
+)
+from lineage_operators.spark.plan.columns.compact import expr_ids_field, parse_expr_ids
+from lineage_operators.spark.plan.records import _at, _directories, _parse_ct, _sub
+from lineage_operators.spark.plan.v2_tables import v2_relation_facts
+from lineage_operators.spark.tables import iceberg
+
+log = get_logger(__name__)
+
+
+def _ct_record(t: JvmTools, with_schema: bool = False) -> Any:
+    """CatalogTable -> db, table, location, provider[, schema] joined with CTSEP."""
+    fields = [
+        t.opt(t.chain((CATALOG_TABLE, "identifier"), (TABLE_ID, "database"))),
+        t.chain((CATALOG_TABLE, "identifier"), (TABLE_ID, "table")),
+        t.opt(t.chain((CATALOG_TABLE, "storage"), (STORAGE, "locationUri"))),
+        t.opt(t.step(CATALOG_TABLE, "provider")),
+    ]
+    if with_schema:
+        fields.append(t.chain((CATALOG_TABLE, "schema"), (STRUCT, "json")))
+    return t.record(fields, CTSEP)
+
+
+def _schema(t: JvmTools, query_of: str | None = None) -> Any:
+    """Schema JSON of the argument plan, or of its ``query`` when ``query_of`` is given.
+
+    JSON (not DDL) because its atomic type names are exactly ``DataType.typeName``, what
+    openlineage-spark reports; ~2.5 ms JVM-side for 300 columns.
+    """
+    steps: list[Any] = [(query_of, "query")] if query_of else []
+    return t.chain(*steps, (QUERY_PLAN, "schema"), (STRUCT, "json"))
+
+
+def _relation_schema(t: JvmTools, then: Any) -> Any:
+    """``then`` applied to the schema of a relation leaf (LogicalRelation, Hive, DSv2)."""
+    schema = t.chain((QUERY_PLAN, "schema"), then)
+    return t.when(LR, schema, t.when(HIVE_REL, schema, t.when(DSV2_REL, schema)))
+
+
+def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
+    """Field handles of a leaf record: see :meth:`PlanReader._parse_leaf` for their order.
+
+    Field 5 is the schema's JSON when ``schema_json``, else its hash code: a plan reading many
+    sources with one schema (a 50-way union) then serializes that schema once, not 50 times
+    (:func:`_build_schemas_fn`).
+    """
+    relation = (LR, "relation")
+    key_set = (t.line.collection_class("map"), "keySet")
+    hfr_paths = t.when(HFR, t.mk_string(t.chain((HFR, "location"), (FILE_INDEX, "rootPaths"))))
+    hfr_dirs = t.when(
+        HFR,
+        t.chain(
+            (HFR, "location"),
+            t.when(PAFI, t.mk_string(t.chain((PAFI, "leafDirToChildrenFiles"), key_set))),
+        ),
+    )
+    v2_table = (DSV2_REL, "table")
+    ft_paths = t.when(FILE_TABLE, t.mk_string(t.chain((FILE_TABLE, "fileIndex"), (FILE_INDEX, "rootPaths"))))
+    ft_dirs = t.when(
+        FILE_TABLE,
+        t.chain(
+            (FILE_TABLE, "fileIndex"),
+            t.when(PAFI, t.mk_string(t.chain((PAFI, "leafDirToChildrenFiles"), key_set))),
+        ),
+    )
+    ct = _ct_record(t)
+    ct_of_leaf = t.when(
+        LR,
+        t.option_map(t.step(LR, "catalogTable"), ct),
+        t.when(
+            HIVE_REL,
+            t.chain((HIVE_REL, "tableMeta"), ct),
+            t.when(DSV2_REL, t.chain(v2_table, t.when(V1_TABLE, t.chain((V1_TABLE, "v1Table"), ct)))),
+        ),
+    )
+    jdbc_options = (JDBC_REL, "jdbcOptions")
+    jdbc = t.record(
+        [
+            t.chain(jdbc_options, (JDBC_OPTS, "url")),
+            t.opt(
+                t.chain(
+                    jdbc_options, (JDBC_OPTS, "parameters"), (CI_MAP, "get", ("java.lang.String", "dbtable"))
+                )
+            ),
+            t.opt(
+                t.chain(
+                    jdbc_options, (JDBC_OPTS, "parameters"), (CI_MAP, "get", ("java.lang.String", "query"))
+                )
+            ),
+        ],
+        SEP3,
+    )
+    prop = ("java.util.Map", "get")
+    v2 = t.record(
+        [
+            t.chain(v2_table, (TABLE, "name")),
+            t.chain(v2_table, (TABLE, "properties"), (*prop, ("java.lang.Object", "location"))),
+            t.chain(v2_table, (TABLE, "properties"), (*prop, ("java.lang.Object", "provider"))),
+            t.chain(v2_table, (TABLE, "properties"), (*prop, ("java.lang.Object", "format"))),
+            t.option_map(t.step(DSV2_REL, "catalog"), t.step(CATALOG_PLUGIN, "name")),
+            t.option_map(
+                t.step(DSV2_REL, "identifier"), t.chain((IDENTIFIER, "namespace"), t.array_join("."))
+            ),
+            t.option_map(t.step(DSV2_REL, "identifier"), t.step(IDENTIFIER, "name")),
+            iceberg.snapshot_field(t),  # snapshot ids of an Iceberg table
+        ],
+        SEP3,
+    )
+    fields = [
+        t.chain(("java.lang.Object", "getClass"), ("java.lang.Class", "getName")),
+        t.when(LR, t.chain(relation, ("java.lang.Object", "getClass"), ("java.lang.Class", "getName"))),
+        t.when(LR, t.chain(relation, ("java.lang.Object", "toString"))),
+        t.when(LR, t.chain(relation, hfr_paths), t.when(DSV2_REL, t.chain(v2_table, ft_paths))),
+        t.when(LR, t.chain(relation, hfr_dirs), t.when(DSV2_REL, t.chain(v2_table, ft_dirs))),
+        _relation_schema(t, t.step(STRUCT, "json" if schema_json else "hashCode")),
+        ct_of_leaf,
+        t.when(LR, t.chain(relation, t.when(JDBC_REL, jdbc))),
+        t.when(DSV2_REL, v2),
+        t.when(LR, t.chain(relation, _identity_hash(t))),
+        expr_ids_field(t),
+    ]
+    return fields
+
+
+def _identity_hash(t: JvmTools) -> Any:
+    """``System.identityHashCode``: the physical scan of a relation holds the very same object."""
+    return t.static("java.lang.System", "identityHashCode", ["java.lang.Object"])
+
+
+def _build_leaf_fn(t: JvmTools) -> Any:
+    """The function reading one leaf node into a :data:`SEP`-joined record (see _parse_leaf)."""
+    return t.function(t.record(_leaf_fields(t)))
+
+
+def _build_leaf_builder_fn(t: JvmTools) -> Any:
+    """As :func:`_build_leaf_fn` with the schema JSON inline, for one node read on its own."""
+    return t.function(t.builder(t.record(_leaf_fields(t, schema_json=True))))
+
+
+def _build_leaf_schema_fn(t: JvmTools) -> Any:
+    """Leaf -> its relation's StructType (or NONE): ``distinct()`` then drops equal schemas."""
+    return t.function(_relation_schema(t, t.identity()))
+
+
+def _build_schema_record_fn(t: JvmTools) -> Any:
+    """StructType -> hash code and JSON."""
+    return t.function(t.when(STRUCT, t.record([t.step(STRUCT, "hashCode"), t.step(STRUCT, "json")])))
+
+
+def _build_collect_leaves_fn(t: JvmTools) -> Any:
+    return t.function(t.step(TREE_NODE, "collectLeaves"))
+
+
+class InputReading:
+    """The input half of :class:`~lineage_operators.spark.plan.reader.PlanReader`."""
+
+    _t: JvmTools
+    _jss: Any
+    _redact_url: Any
+    _leaf_fn: Any
+    _leaves_fn: Any
+    _leaf_builder_fn: Any
+
+    # -- inputs --------------------------------------------------------------------------------
+
+    def _plan_leaves(self, plan: Any, cls: str | None) -> Any:
+        """The leaves of the plan, of its subqueries and of a command's inner query (JVM Seq)."""
+        coll = self._t.coll
+        plans = coll.prepended(plan, plan.subqueriesAll())
+        if cls in _INNER_QUERY:
+            plans = coll.appended_all(plans, plan.innerChildren())
+        return coll.flat_map(plans, self._leaves_fn)
+
+    def _inputs(self, plan: Any, cls: str | None) -> list[RelationFacts]:
+        t = self._t
+        leaves = self._plan_leaves(plan, cls)
+        records = split_records(t.read(t.joined(t.coll.map(leaves, self._leaf_fn).distinct(), RSEP)))
+        if not records:
+            return []
+        text = None
+        if any(_at(r, 5) for r in records):
+            distinct = t.coll.map(leaves, t.cached("plan.leaf_schema", _build_leaf_schema_fn)).distinct()
+            text = t.read(
+                t.joined(t.coll.map(distinct, t.cached("plan.schema_record", _build_schema_record_fn)), RSEP)
+            )
+        return self._inputs_of(records, text)
+
+    def _inputs_of(self, records: list[list[str | None]], schema_text: str | None) -> list[RelationFacts]:
+        """Input facts of the plan's leaf records and its schema records (hash code, JSON)."""
+        schemas: dict[str, str | None] = {}
+        for key, value in (r[:2] for r in split_records(schema_text) if len(r) >= 2):
+            if key is not None:  # two different schemas with one hash code: keep neither
+                schemas[key] = None if key in schemas else value
+        result: list[RelationFacts] = []
+        for record in records:
+            key = _at(record, 5)
+            result.extend(self._parse_leaf([*record[:5], schemas.get(key) if key else None, *record[6:]]))
+        return result
+
+    def _read_leaf(self, node: Any) -> list[RelationFacts]:
+        """One relation node read on its own (the target of an insert into a relation)."""
+        records = split_records(self._t.read(self._leaf_builder_fn.apply(node)))
+        return self._parse_leaf(records[0]) if records else []
+
+    def _parse_leaf(self, record: list[str | None]) -> list[RelationFacts]:
+        """A leaf record (fields of :func:`_leaf_fields`) -> the datasets it stands for."""
+        facts = self._parse_leaf_datasets(record)
+        for rel in facts:
+            rel.expr_ids = parse_expr_ids(_at(record, 10))
+        return facts
+
+    def _parse_leaf_datasets(self, record: list[str | None]) -> list[RelationFacts]:
+        leaf = LEAVES.get(_at(record, 0) or "")
+        return leaf.parse(self, record) if leaf is not None else []
+
+    def _parse_relation(self, record: list[str | None]) -> list[RelationFacts]:
+        """A LogicalRelation or HiveTableRelation leaf: its catalog table, else its relation."""
+        rel_cls, rel_text, schema = _at(record, 1) or "", _at(record, 2), _at(record, 5)
+        table, location, provider, _ = _parse_ct(_at(record, 6))
+        if table is not None:
+            fmt = rel_text if rel_cls == HFR else provider
+            return [
+                RelationFacts(
+                    location=location, table=table, schema_text=schema, provider=provider, file_format=fmt
+                )
+            ]
+        relation = RELATIONS.get(rel_cls)
+        if relation is not None:
+            return relation.parse(self, record)
+        if rel_cls:
+            log.debug("lineage capture: relation %s is not a known dataset", rel_cls.rsplit(".", 1)[-1])
+        return []
+
+    def _jdbc(
+        self, url: str | None, dbtable: str | None, query: str | None, schema: str | None
+    ) -> RelationFacts:
+        table_read = bool(dbtable) and not (dbtable or "").lstrip().startswith("(")
+        return RelationFacts(
+            jdbc_url=self._safe_url(url),
+            jdbc_table=dbtable,
+            jdbc_query=query,
+            schema_text=schema if table_read else None,  # a query's columns are not a table's
+            provider="jdbc",
+        )
+
+    def _safe_url(self, url: str | None) -> str | None:
+        if not url:
+            return None
+        try:
+            return str(self._redact_url(url))
+        except Exception:
+            return None  # never keep a URL we could not redact
+
+
+# -- the leaves plan reading knows: class -> what a read of it reports, and its parser ------------
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A plan leaf (or the relation inside a ``LogicalRelation``) read as an input: what it reports
+    (a line of ``docs/supported-commands.md``) and the parser of its record (:func:`_leaf_fields`)."""
+
+    cls: str
+    reports: str
+    parse: Callable[[InputReading, list[str | None]], list[RelationFacts]]
+
+
+def _relation_leaf(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
+    facts = reading._parse_relation(record)
+    for rel in facts[:1]:  # scan statistics go to the relation's first directory
+        rel.relation_id = _at(record, 9)
+    return facts
+
+
+def _v2_leaf(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
+    table, location, provider, _ = _parse_ct(_at(record, 6))
+    schema = _at(record, 5)
+    if table is not None:
+        return [RelationFacts(location=location, table=table, schema_text=schema, provider=provider)]
+    v2 = _sub(_at(record, 8), SEP3)
+    facts = v2_relation_facts(v2, split_list(_at(record, 3)), set(split_list(_at(record, 4))), schema)
+    ref = (_at(v2, 4), _at(v2, 5), _at(v2, 6))  # catalog, namespace, name
+    extras = iceberg.relation_extras(reading._jss, _at(v2, 2), _at(v2, 7), ref)
+    version = extras.get("version")
+    written = iceberg.written_counts(_at(v2, 7)) if version else None
+    current = iceberg.current_snapshot(_at(v2, 7)) if version else None
+    for rel in facts:
+        rel.version, rel.symlink, rel.written = version, extras.get("symlink"), written
+        rel.written_version = current
+        rel.catalog_facts = extras.get("catalog_facts")
+    return facts
+
+
+def _files(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
+    dirs = _directories(split_list(_at(record, 3)), set(split_list(_at(record, 4))))
+    return [RelationFacts(location=d, schema_text=_at(record, 5), file_format=_at(record, 2)) for d in dirs]
+
+
+def _jdbc_relation(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
+    jdbc = _sub(_at(record, 7), SEP3)
+    return [reading._jdbc(_at(jdbc, 0), _at(jdbc, 1), _at(jdbc, 2), _at(record, 5))]
+
+
+_TABLE_FIRST = "; a catalog table behind it is reported as the table (location, TABLE symlink)"
+
+#: Plan leaves read as inputs.
+LEAVES: dict[str, Leaf] = {
+    leaf.cls: leaf
+    for leaf in (
+        Leaf(LR, "the relation it wraps (below)" + _TABLE_FIRST + "; scan statistics", _relation_leaf),
+        Leaf(HIVE_REL, "the Hive table read" + _TABLE_FIRST, _relation_leaf),
+        Leaf(
+            DSV2_REL,
+            "a v2 table: file tables by their paths, catalog tables by location with a TABLE symlink; "
+            "Iceberg: snapshot as version, catalog facet",
+            _v2_leaf,
+        ),
+    )
+}
+#: Relations inside a ``LogicalRelation`` that is no catalog table.
+RELATIONS: dict[str, Leaf] = {
+    leaf.cls: leaf
+    for leaf in (
+        Leaf(HFR, "the files' directories (a single file as itself), schema, format", _files),
+        Leaf(
+            JDBC_REL,
+            "the JDBC table or query, URL without credentials; schema of a table read",
+            _jdbc_relation,
+        ),
+    )
+}

@@ -1,0 +1,230 @@
+"""Reading the datasets of one Spark execution from its analyzed logical plan.
+
+Runs on the capture's reader thread, one execution at a time in the order they ended (Spark's
+listener bus only queues them: :mod:`~lineage_operators.spark.listen.execution_queue`),
+extracts plain facts at once and keeps py4j round trips constant in the plan size: every leaf of
+the plan, of its subqueries and of a write command's query is read by JVM-side functions built in
+:mod:`lineage_operators.spark.jvm.tools` (one ``map`` + ``mkString`` for all leaves), and the root command
+by one more. Naming and facets happen later, in plain Python (:mod:`lineage_operators.spark.resolve`).
+
+What is read of which Spark class comes from two tables: the root commands in
+:data:`~lineage_operators.spark.plan.command_table.COMMANDS`, the leaves in
+:data:`~lineage_operators.spark.plan.leaves.LEAVES` (``docs/supported-commands.md`` is generated from
+both). Besides them:
+
+* a file root of a ``HadoopFsRelation`` stands for its parent directory, as openlineage-spark's
+  ``PlanUtils.getDirectoryPath``, unless it is the only root: then the file is the dataset, as
+  ``LogicalRelationDatasetBuilder``. Cached DataFrames need nothing special: the analyzed plan still
+  holds the relations the cache was built from. ``SaveAsV1TableCommand`` (``saveAsTable``) is
+  covered by the CTAS or insert it runs as a nested execution.
+* statistics: write metrics of ``DataWritingCommandExec``; inputs: what the relation is
+  (:mod:`lineage_operators.spark.plan.statistics`).
+* SQL text: the parser's ``Origin.sqlText`` of the root or of its first descendants (not a view's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lineage_operators._errors import describe
+from lineage_operators._logging import get_logger
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.jvm.text import SEP, SEP3, split_records
+from lineage_operators.spark.jvm.tools import JvmTools
+from lineage_operators.spark.listen.execution_ids import query_key
+from lineage_operators.spark.listen.execution_queue import QueuedReply
+from lineage_operators.spark.plan.alter import is_alter
+from lineage_operators.spark.plan.batch import REPLY_IN_FILE, ExecutionRead, batch_reader, parse
+from lineage_operators.spark.plan.classes import INSERT_DS, V2_WRITES
+from lineage_operators.spark.plan.commands import _NOT_FETCHED, CommandOutputs, _build_root_fn
+from lineage_operators.spark.plan.leaves import (
+    _build_collect_leaves_fn,
+    _build_leaf_builder_fn,
+    _build_leaf_fn,
+    _ct_record,
+)
+from lineage_operators.spark.plan.records import _at, _directories, _pick_sql, _sub, parse_metrics
+from lineage_operators.spark.plan.statistics import apply_relation_stats, read_relation_stats
+from lineage_operators.spark.rdd.sources import logical_rdd_locations
+from lineage_operators.spark.tables import iceberg
+
+log = get_logger(__name__)
+
+
+class PlanReader(CommandOutputs):
+    """Reads :class:`ExecutionFacts` from ``QueryExecution`` objects of one session."""
+
+    def __init__(
+        self, tools: JvmTools, jsession: Any, redact_url: Any, columns: Any = None, tables: Any = None
+    ) -> None:
+        from lineage_operators.spark.tables.memory import TableMemory
+
+        self._t = tools
+        #: the tables this capture saw (DROP reports the location remembered here)
+        self.tables: TableMemory = tables if tables is not None else TableMemory()
+        self._columns = columns  # a plan_json.PlanJsonReader when column lineage is on
+        self._jss = jsession
+        self._redact_url = redact_url
+        self._catalog: Any = None
+
+    # JVM functions are built on first use (on the listener thread, not in the task's start())
+    # and shared by every reader of the same JVM.
+
+    @property
+    def _leaf_fn(self) -> Any:
+        return self._t.cached("plan.leaf", _build_leaf_fn)
+
+    @property
+    def _leaves_fn(self) -> Any:
+        return self._t.cached("plan.collectLeaves", _build_collect_leaves_fn)
+
+    @property
+    def _root_fn(self) -> Any:
+        return self._t.cached("plan.root", _build_root_fn)
+
+    @property
+    def _ct_full_fn(self) -> Any:
+        return self._t.cached(
+            "plan.ct_full", lambda t: t.function(t.builder(_ct_record(t, with_schema=True)))
+        )
+
+    @property
+    def _leaf_builder_fn(self) -> Any:
+        return self._t.cached("plan.leaf_builder", _build_leaf_builder_fn)
+
+    # -- entry point ---------------------------------------------------------------------------
+
+    def read(
+        self, func_name: str, qe: Any, succeeded: bool, reply: QueuedReply | None = None
+    ) -> ExecutionFacts | None:
+        """Facts of one execution, or None when it has no analyzed plan (failed analysis).
+
+        One py4j call gathers what every execution needs (:mod:`~lineage_operators.spark.plan.batch`), a
+        write's column lineage plan included: ``reply`` when the JVM read it as it left the queue
+        (:mod:`~lineage_operators.spark.listen.execution_queue`), else the call made here. A write read from
+        its plan object (an insert into a V2 table, a row-level command) makes one more. Where that reader is
+        missing or its reply is not well formed, the execution is read step by step as before."""
+        batch = batch_reader(self._t) if reply is None else None
+        if batch is not None or reply is not None:
+            try:
+                with_plan = self._columns is not None  # the written plan's JSON, for column lineage
+                text: str | None = (
+                    reply.text if reply is not None else self._t.read(self._batch_read(batch, qe, succeeded))
+                )
+                if with_plan and text == REPLY_IN_FILE:
+                    text = self._columns.read_reply_file()
+                got = parse(text, with_plan)
+            except Exception as exc:
+                log.debug("lineage capture: one-call read failed, reading step by step: %s", describe(exc))
+                got = None
+            if got is not None:
+                return self._read_batched(func_name, qe, succeeded, got)
+        return self._read_steps(func_name, qe, succeeded)
+
+    def _batch_read(self, batch: Any, qe: Any, succeeded: bool) -> Any:
+        limit, path = self.batch_request()  # (0, None) without column lineage: read(qe, succeeded)
+        return batch.read(qe, bool(succeeded), limit, path)
+
+    def batch_request(self, with_file: bool = True) -> tuple[int, str | None]:
+        """What a one-call read made elsewhere (``ExecutionReader.next``) may render for this
+        reader's column lineage: no plan (0) without it; no file for long replies unless ``with_file``."""
+        return self._columns.batch_request(with_file) if self._columns is not None else (0, None)
+
+    def _read_batched(
+        self, func_name: str, qe: Any, succeeded: bool, got: ExecutionRead
+    ) -> ExecutionFacts | None:
+        facts = ExecutionFacts(
+            func_name=func_name, succeeded=succeeded, qe_id=got.qe_id, query_id=got.query_id
+        )
+        if not got.analyzed:
+            return None  # analysis failed: nothing was read or written
+        root = split_records(got.root_text)[0] if got.root_text else []
+        cls = root[0] if root else None
+        facts.root = cls
+        cmd = _sub(_at(root, 1), SEP3)
+        facts.sql = _pick_sql(_at(root, 2))
+        facts.inputs = self._inputs_of(got.leaf_records or [], got.schema_text) if got.leaf_records else []
+        plan: Any = None
+        if cls and _needs_plan(cls):
+            plan = qe.analyzed()
+        if cls:
+            self._prefetched_metrics = got.metrics_text
+            try:
+                facts.outputs = self._outputs(cls, cmd, plan, qe, succeeded=succeeded, inputs=facts.inputs)
+            except Exception as exc:
+                log.warning(
+                    "lineage capture: cannot read the output of %s: %s", cls.rsplit(".", 1)[-1], describe(exc)
+                )
+            finally:
+                self._prefetched_metrics = _NOT_FETCHED
+        if got.has_logical_rdd:
+            plan = plan if plan is not None else qe.analyzed()
+            leaves = self._plan_leaves(plan, cls)
+            facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
+        if any(rel.location or rel.table for rel in facts.inputs):
+            apply_relation_stats(got.stats_text, facts.inputs)
+        if facts.outputs and self._columns is not None:  # the writer takes the plan JVM-side
+            facts.column_lineage = self._columns.read(
+                plan, facts.inputs, got.query_facts, execution=qe, rendered=got.plan_json
+            )
+        self._remember_tables(facts)
+        return facts
+
+    def _read_steps(self, func_name: str, qe: Any, succeeded: bool) -> ExecutionFacts | None:
+        """The step-by-step reading: a few dozen py4j calls (the fallback of the one-call read)."""
+        facts = ExecutionFacts(func_name=func_name, succeeded=succeeded)
+        try:
+            facts.qe_id = int(qe.id())
+            facts.query_id = query_key(self._t, qe)
+        except Exception as exc:
+            log.debug("lineage capture: no query id: %s", describe(exc))
+        try:
+            plan = qe.analyzed()
+        except Exception:
+            return None  # analysis failed: nothing was read or written
+        root_text = self._t.read(self._root_fn.apply(plan))
+        root = split_records(root_text)[0] if root_text else []
+        cls = root[0] if root else None
+        facts.root = cls
+        cmd = _sub(_at(root, 1), SEP3)
+        facts.sql = _pick_sql(_at(root, 2))
+        facts.inputs = self._inputs(plan, cls)
+        if cls:
+            try:
+                facts.outputs = self._outputs(cls, cmd, plan, qe, succeeded=succeeded, inputs=facts.inputs)
+            except Exception as exc:
+                log.warning(
+                    "lineage capture: cannot read the output of %s: %s", cls.rsplit(".", 1)[-1], describe(exc)
+                )
+        leaves = self._plan_leaves(plan, cls)
+        facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
+        if any(rel.location or rel.table for rel in facts.inputs):
+            read_relation_stats(self._t, leaves, facts.inputs)
+        if facts.outputs and self._columns is not None:
+            facts.column_lineage = self._columns.read(plan, facts.inputs)
+        self._remember_tables(facts)
+        return facts
+
+    def _remember_tables(self, facts: ExecutionFacts) -> None:
+        for rel in (*facts.inputs, *facts.outputs):
+            if rel.table is not None and rel.lifecycle != "DROP":
+                self.tables.remember(rel.table, rel.location, rel.provider)
+
+
+def _needs_plan(cls: str) -> bool:
+    """Root commands whose outputs are read from the plan object itself (a relation node)."""
+    return cls in _PLAN_OUTPUTS or cls in iceberg.ROW_LEVEL_WRITES or is_alter(cls)
+
+
+_PLAN_OUTPUTS = frozenset((INSERT_DS, *V2_WRITES))
+
+
+__all__ = [
+    "SEP",
+    "ExecutionFacts",
+    "PlanReader",
+    "RelationFacts",
+    "TableRef",
+    "_directories",
+    "parse_metrics",
+]
