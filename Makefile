@@ -29,7 +29,7 @@ $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@test -x $(UV) || $(PY) -m pip install --quiet uv
 	@$(call pyspark_wheels,"pyspark<5")
-	$(UV) pip install --quiet --python $(PY) -e ".[spark,openlineage,connect]" --group dev
+	$(UV) pip install --quiet --python $(PY) -e ".[spark,openlineage,connect]" --group dev --group docs
 	@touch $@
 
 setup: $(VENV)/.installed
@@ -196,8 +196,8 @@ test: setup spark-only-env spark-provider-env services
 	$(MAKE) -j$(TEST_JOBS) --output-sync=target $(LINE_SUITES)
 
 lint: setup
-	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts
-	$(VENV)/bin/ruff format --check src tests benchmarks example_dags scripts
+	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts docs/conf.py
+	$(VENV)/bin/ruff format --check src tests benchmarks example_dags scripts docs/conf.py
 	$(VENV)/bin/mypy
 
 bench: setup services
