@@ -201,8 +201,8 @@ test: setup spark-only-env spark-provider-env services docs
 	$(MAKE) -j$(TEST_JOBS) --output-sync=target $(LINE_SUITES)
 
 lint: setup
-	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts docs/conf.py
-	$(VENV)/bin/ruff format --check src tests benchmarks example_dags scripts docs/conf.py
+	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts $(wildcard docs/*.py)
+	$(VENV)/bin/ruff format --check src tests benchmarks example_dags scripts $(wildcard docs/*.py)
 	$(VENV)/bin/mypy
 
 bench: setup services
