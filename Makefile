@@ -22,14 +22,14 @@ pyspark_wheels = bash scripts/pyspark_wheels.sh $(PY) $(1)
 LOWEST_PYSPARK := 4.0.0
 LOWEST_SPARK_PYSPARK := 3.5.0
 
-.PHONY: setup demo test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-peer peer lint bench services spark-only-env spark-provider-env clean test-envs
+.PHONY: setup demo docs test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-peer peer lint bench services spark-only-env spark-provider-env clean test-envs
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@test -x $(UV) || $(PY) -m pip install --quiet uv
 	@$(call pyspark_wheels,"pyspark<5")
-	$(UV) pip install --quiet --python $(PY) -e ".[spark,openlineage,connect]" --group dev
+	$(UV) pip install --quiet --python $(PY) -e ".[spark,openlineage,connect]" --group dev --group docs
 	@touch $@
 
 setup: $(VENV)/.installed
@@ -189,15 +189,20 @@ LINE_SUITES := test-peer test-lowest test-lowest-spark test-spark-lines test-ice
 test-envs: $(LOWEST_VENV)/.installed $(LOWEST_SPARK_VENV)/.installed $(foreach l,$(SPARK_LINES),.venv-spark-$(l)/.installed)
 	$(PY) -m tests.support.maven_jars --all > /dev/null
 
-test: setup spark-only-env spark-provider-env services
+# The docs site (docs/: MyST pages, autodoc of the public API) with warnings as errors, read afresh (-E) so
+# that no warning hides in a cached page; ~10 s, part of `make test`. The site lands in .build/docs/.
+docs: setup
+	$(VENV)/bin/sphinx-build -W --keep-going -E -q -b html docs .build/docs
+
+test: setup spark-only-env spark-provider-env services docs
 	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
 	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --durations=15 --ignore=tests/peer
 	$(MAKE) test-envs
 	$(MAKE) -j$(TEST_JOBS) --output-sync=target $(LINE_SUITES)
 
 lint: setup
-	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts
-	$(VENV)/bin/ruff format --check src tests benchmarks example_dags scripts
+	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts $(wildcard docs/*.py)
+	$(VENV)/bin/ruff format --check src tests benchmarks example_dags scripts $(wildcard docs/*.py)
 	$(VENV)/bin/mypy
 
 bench: setup services

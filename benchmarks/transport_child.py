@@ -2,7 +2,7 @@
 process, with the lineage backend ``up`` (a local server answering 200), ``closed`` (nothing
 listens on the port) or ``hanging`` (accepts, never answers). Prints one JSON line.
 
-The transport and the provider use the README's recommended settings
+The transport and the provider use the recommended settings of docs/backends.md
 (:data:`RECOMMENDED`), which is what the figure is about.
 """
 
@@ -24,7 +24,7 @@ from typing import Any
 from unittest import mock
 
 RESULT_PREFIX = "TRANSPORT_RESULT "
-#: README, "When the lineage backend is down".
+#: docs/backends.md, "When the lineage backend is down".
 EXECUTION_TIMEOUT = "3"
 TRANSPORT_TIMEOUT = 1.0
 RETRY = {"total": 1, "backoff_factor": 0}

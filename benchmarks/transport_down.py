@@ -1,4 +1,4 @@
-"""Benchmark: a task with the lineage backend down vs up, with the README's recommended settings
+"""Benchmark: a task with the lineage backend down vs up, with the recommended settings of docs/backends.md
 (transport ``timeout`` 1 s, one retry, the provider's ``execution_timeout`` 3 s).
 
 Each run is a fresh process running the DAG through real Airflow and the real provider

@@ -27,7 +27,7 @@ def prepare_environment() -> Path:
         shutil.rmtree(DEMO_DIR / stale, ignore_errors=True)
     os.environ.update(
         LINEAGE_EXAMPLE_BASE_DIR=str(DEMO_DIR / "data"),
-        # A dead lineage backend must not slow tasks (README, "When the lineage backend is down"): the
+        # A dead lineage backend must not slow tasks (docs/backends.md, backend down): the
         # provider waits at most this long per event. With an HTTP transport also give it
         # "timeout": 1, "retry": {"total": 1, "backoff_factor": 0}; the demo writes to a file instead.
         AIRFLOW__OPENLINEAGE__EXECUTION_TIMEOUT="3",

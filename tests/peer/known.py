@@ -2,7 +2,7 @@
 
 Each entry names the jobs, datasets and facet it covers (shell patterns), optionally the Spark lines,
 and says why: ``kind = "jar-bug"`` (the jar is wrong; ``issue`` gives its number where one exists) or
-``kind = "our-choice"`` (a deliberate difference the README's comparison section states). Some
+``kind = "our-choice"`` (a deliberate difference docs/comparison.md states). Some
 differences are never acceptable, whatever the file says: a dataset the jar reports and we miss, and
 column lineage the jar has and we lack; :func:`load` refuses entries that would cover them.
 """

@@ -1,4 +1,4 @@
-"""What the tests expect differently per Spark line, each with its reason (README "Install" lists them).
+"""What the tests expect differently per Spark line, each with its reason (listed in docs/getting-started.md).
 
 Every other expectation of the Spark tests is the same on every supported line.
 """

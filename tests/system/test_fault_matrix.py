@@ -281,9 +281,9 @@ def test_a_shared_session_keeps_each_tasks_threads_in_its_own_lineage(
 
 
 def readme_backend_down_settings() -> tuple[str, dict[str, Any]]:
-    """The README's "When the lineage backend is down" settings: ``execution_timeout`` and transport."""
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = text.split("### When the lineage backend is down", 1)[1]
+    """docs/backends.md, "When the lineage backend is down": its ``execution_timeout`` and transport."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "backends.md").read_text(encoding="utf-8")
+    section = text.split("## When the lineage backend is down", 1)[1]
     block = section.split("```ini\n", 1)[1].split("```", 1)[0]
     values = dict(line.split(" = ", 1) for line in block.splitlines() if " = " in line)
     return values["execution_timeout"].split("#")[0].strip(), json.loads(values["transport"])
@@ -294,8 +294,8 @@ def test_a_dead_lineage_backend_with_the_readmes_settings_costs_the_task_nothing
     run_dag, base_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog, state: str
 ):
     """13: the provider's HTTP transport at a closed port or a server that never answers, configured
-    as the README says: the task succeeds and writes its data; each event gets at most the retries
-    the README allows (the settings really reach the provider's transport)."""
+    as the docs say: the task succeeds and writes its data; each event gets at most the retries
+    the docs allow (the settings really reach the provider's transport)."""
     from tests.support.dead_backend import dead_backend
 
     from lineage_operators.testing import runner
@@ -384,7 +384,7 @@ def test_a_failing_lineage_server_costs_the_task_nothing_and_loses_only_what_it_
     assert ours == [], ours
     if fault == "5xx":
         assert first == []
-        # the task's two events (and the DAG's, at most two) each tried 1 + the README's retries
+        # the task's two events (and the DAG's, at most two) each tried 1 + the docs' retries
         tries = 1 + transport["retry"]["total"]
         assert 2 * tries <= server.refused <= 4 * tries, server.refused
     elif fault == "slow":

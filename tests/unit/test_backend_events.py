@@ -2,7 +2,8 @@
 used by the harness: ``assert_events_match_file``, ``AssertLineageOperator(backend=)`` and the CLI.
 
 The backend here is tests/support/lineage_server.py, a loopback double of the part of Marquez's API
-these read (paging, ``after``, ``totalCount``); a real Marquez could not be installed (see README)."""
+these read (paging, ``after``, ``totalCount``); a real Marquez could not be installed
+(see docs/backends.md)."""
 
 from __future__ import annotations
 
@@ -210,9 +211,9 @@ def test_namespace_is_the_jobs_or_its_parents():
 
 
 def test_the_readmes_two_marquez_commands_work_as_written(stored: dict[str, Any], capsys):
-    """The README's "Send lineage to Marquez": its transport is the provider's HTTP transport at
+    """docs/backends.md, "Send lineage to Marquez": its transport is the provider's HTTP transport at
     Marquez's lineage endpoint, and its summary command reads what the backend stored."""
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "backends.md").read_text(encoding="utf-8")
     block = text.split("## Send lineage to Marquez", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     export, command = (line.split("  #")[0].strip() for line in block.strip().splitlines())
     transport = json.loads(export.split("=", 1)[1].strip("'"))

@@ -40,7 +40,7 @@ with DAG("shop.etl", schedule=None, start_date=pendulum.datetime(2024, 1, 1)) as
     CopyOperator(task_id="copy", python_callable=lambda: None)
 """
 
-# The user's test: what the README shows.
+# The user's test: what the docs' testing page shows.
 USER_TEST = """
 from pathlib import Path
 

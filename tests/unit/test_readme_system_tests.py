@@ -1,4 +1,4 @@
-"""The README's "System tests as DAGs" section as written: its DAG parses into an assertion task that asks
+"""docs/testing.md, "System tests as DAGs", as written: its DAG parses into an assertion task that asks
 for the DAG's events, and its transport configuration builds the event store (what a run then does is
 tests/system/test_assertion_dag.py)."""
 
@@ -18,9 +18,10 @@ SECTION = "## System tests as DAGs"
 
 
 def _section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
     start = text.index(SECTION)
-    return text[start : text.index("\n## ", start + len(SECTION))]
+    end = text.find("\n## ", start + len(SECTION))
+    return text[start : end if end != -1 else len(text)]
 
 
 @pytest.fixture(autouse=True)

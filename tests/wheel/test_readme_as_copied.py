@@ -1,7 +1,8 @@
-"""The README's "Testing your lineage" section, copied into a fresh project and run against the wheel.
+"""The docs' "Testing your lineage" page (its "With pytest" section), copied into a fresh project and run
+against the wheel.
 
-The code blocks are read from README.md at test time (each starts with ``# <path>``), never kept
-here, so the README cannot drift from what works.  The project lives outside the repository, with
+The code blocks are read from docs/testing.md at test time (each starts with ``# <path>``), never kept
+here, so the docs cannot drift from what works.  The project lives outside the repository, with
 no ``pythonpath`` setting, no ``OPENLINEAGE_SPEC_DIR`` (schemas are downloaded from a local mirror,
 tests/support/schema_server.py, into a fresh cache) and an ``AIRFLOW_HOME`` pointing at a "real"
 Airflow home that must stay untouched.
@@ -17,13 +18,13 @@ from tests.support.processes import run_to_end
 from tests.support.schema_server import serve_spec
 from tests.wheel.conftest import ROOT, WheelEnv
 
-SECTION = "## Testing your lineage"
+SECTION = "## With pytest"
 _BLOCK = re.compile(r"```python\n# (?P<path>[\w./-]+)\n(?P<body>.*?)```", re.DOTALL)
 
 
 def readme_files() -> dict[str, str]:
     """``path -> text`` of every python block of the testing section that names its file."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
     start = text.index(SECTION)
     end = text.find("\n## ", start + len(SECTION))
     section = text[start : end if end != -1 else len(text)]
@@ -78,7 +79,7 @@ def test_readme_testing_section_works_as_copied_and_fails_readably(
             LINEAGE_OPERATORS_SCHEMA_MIRROR=mirror.mirror_url,
             LINEAGE_OPERATORS_SCHEMA_CACHE=str(tmp_path / "schema-cache"),
         )
-        # as the README says: write the golden file once, then compare
+        # as the docs say: write the golden file once, then compare
         first = _pytest(wheel_env, project, shell, "--lineage-update-golden")
         assert first.returncode == 0, first.stdout[-6000:] + first.stderr[-3000:]
         golden = project / "tests" / "golden" / "orders.json"
@@ -107,7 +108,7 @@ def test_readme_testing_section_works_as_copied_and_fails_readably(
 
 
 def test_failed_task_names_the_task_with_its_exception_and_log(wheel_env: WheelEnv, tmp_path: Path) -> None:
-    """The README's test without its input data: the error says which task failed and why."""
+    """The docs' test without its input data: the error says which task failed and why."""
     project = tmp_path / "project"
     for relative, content in readme_files().items():
         lines = [line for line in content.splitlines() if "part-0.csv" not in line]  # no input file
@@ -119,7 +120,7 @@ def test_failed_task_names_the_task_with_its_exception_and_log(wheel_env: WheelE
     assert result.returncode == 1, out[-4000:]
     assert "task 'clean_orders' failed" in out
     assert "exception:" in out
-    assert "AnalysisException" in out  # Spark: no CSV to read (the README test made none)
+    assert "AnalysisException" in out  # Spark: no CSV to read (the docs' test made none)
     assert "last log lines:" in out
 
 

@@ -1,7 +1,7 @@
 """The JSON schemas of this package's own facets, read from the package for offline validation.
 
 A custom facet's ``_schemaURL`` names a file of ``lineage_operators/schemas/<version>/`` at its
-path in the source repository (see the README). The harness validates such a facet against the
+path in the source repository (see docs/events.md). The harness validates such a facet against the
 packaged file whose ``$id`` is that URL: the URL itself is never fetched, so validation needs no
 network and checks exactly the schema the installed package ships.
 """

@@ -42,6 +42,10 @@ class EventStoreConfig(Config):
 
 
 class EventStoreTransport(Transport):
+    """An openlineage-python transport that keeps the events of the DAG runs an
+    :class:`~lineage_operators.testing.AssertLineageOperator` checks, one file per run in ``directory``,
+    for that task to read; other DAGs' events are never written."""
+
     kind = "lineage_operators_event_store"
     config_class = EventStoreConfig
 
