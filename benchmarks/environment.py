@@ -135,10 +135,6 @@ def versions() -> dict[str, str]:
     return found
 
 
-def versions_description() -> str:
-    return ", ".join(f"{label} {version}" for label, version in versions().items())
-
-
 def run_child_report(
     module: str, args: list[str], result_prefix: str, timeout: float, *, pass_stderr: bool = False
 ) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Run the benchmarks: ``python -m benchmarks.run [--tiny] [--only NAME ...] [--json PATH]``.
 
 Prints one line per figure with its target on stdout (progress goes to stderr) and, unless
-``--tiny`` or ``--no-record``, appends a dated row per figure to ``benchmarks/RESULTS.md``.
+``--tiny`` or ``--no-record``, puts the figures in ``benchmarks/RESULTS.md`` in place of the same
+Spark line's older ones (:mod:`benchmarks.results`) and redraws its plot (:mod:`benchmarks.plot`).
 ``--tiny`` runs each benchmark once at a tiny size: it proves the harness works, and its numbers
 mean nothing, so they are never recorded. ``--profile`` writes pyinstrument profiles instead.
 
@@ -36,6 +37,7 @@ from benchmarks import (  # noqa: E402
     many_tiny_actions,
     memory,
     parse_cost,
+    plot,
     plugin_overhead,
     profiling,
     quality_checks,
@@ -45,7 +47,7 @@ from benchmarks import (  # noqa: E402
     transport_down,
 )
 from benchmarks.alternation import progress  # noqa: E402
-from benchmarks.environment import machine_description, versions_description  # noqa: E402
+from benchmarks.environment import machine_description, versions  # noqa: E402
 from benchmarks.figures import Figure  # noqa: E402
 from benchmarks.probe import capture_available  # noqa: E402
 from benchmarks.settings import Settings  # noqa: E402
@@ -85,8 +87,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--processes", type=_positive, help="processes of task_overhead, each running --rounds (default: 4)"
     )
-    parser.add_argument("--results", type=Path, default=results.RESULTS_FILE, help="RESULTS.md to append to")
-    parser.add_argument("--no-record", action="store_true", help="do not append to RESULTS.md")
+    parser.add_argument("--results", type=Path, default=results.RESULTS_FILE, help="RESULTS.md to update")
+    parser.add_argument("--no-record", action="store_true", help="leave RESULTS.md as it is")
     parser.add_argument("--json", type=Path, help="also write every figure, with details, as JSON here")
     parser.add_argument(
         "--profile", action="store_true", help="write pyinstrument profiles, run nothing else"
@@ -129,10 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     if failed:
         print(f"FAILED: {', '.join(failed)}", flush=True)
     if figures and not arguments.tiny and not arguments.no_record:
-        results.append(
-            arguments.results, figures, datetime.now(), machine_description(), versions_description()
-        )
-        progress(f"recorded {len(figures)} figures in {arguments.results}")
+        run = results.run_of(datetime.now(), versions(), machine_description())
+        if results.record(arguments.results, figures, run):
+            plot.write(arguments.results, arguments.results.with_name(plot.SVG_FILE.name))
+            progress(f"recorded the figures of pyspark {run.line} in {arguments.results}")
     if failed:
         return 1
     if arguments.strict and any(f.met is False for f in figures):

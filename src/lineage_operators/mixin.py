@@ -9,9 +9,8 @@ skipped, failed early, deferred) are normal. OpenLineage modules are imported on
 from __future__ import annotations
 
 import contextlib
-import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 # The recorder, the dataset model and the redacting logger are imported where a task runs, not
 # here: a DAG file that imports an operator built on this mixin loads only this module.
@@ -25,47 +24,6 @@ if TYPE_CHECKING:
     from lineage_operators.recorder import DatasetLike, LineageRecorder
 
 DECLARED_FIELDS = ("inputs", "outputs")
-
-
-class TemplateFields:
-    """``template_fields`` of an operator built on the mixin: read on the class, every templated
-    argument; read on a task, those of them that hold a value, with the ones that always count.
-
-    Airflow pays for each name in a task's ``template_fields`` at every DAG parse, whatever the
-    value: looking for ``XComArg`` s after ``__init__`` (~9k CPU instructions) and, in serialization,
-    a look-up of the JSON schema's defaults (~22k). A field holding ``None`` has nothing to render,
-    so leaving it out changes nothing but that cost (and the unset field no longer shows as
-    ``None`` in the task's rendered templates). The list is computed at every read, so a value given
-    after ``__init__`` (``task.master = "{{ ... }}"``, an ``XComArg``) or as a subclass's class
-    attribute is templated like one given as an argument. Assigning ``template_fields`` on a task or
-    a subclass replaces this as usual.
-    """
-
-    __slots__ = ("_unset", "_values", "always", "fields", "optional")
-
-    def __init__(self, fields: Sequence[str], when_set: Iterable[str]) -> None:
-        when_set = set(when_set)
-        self.fields = tuple(fields)
-        self.optional = tuple(name for name in self.fields if name in when_set)
-        self.always = tuple(name for name in self.fields if name not in when_set)
-        # One C call reads them all (a task's template_fields are read ~7 times while its DAG is
-        # parsed); the first name twice, so that one field also gives a tuple.
-        self._values = operator.attrgetter(*self.optional, self.optional[0]) if self.optional else None
-        self._unset = (None,) * (len(self.optional) + 1)
-
-    def __get__(self, task: Any, owner: type | None = None) -> tuple[str, ...]:
-        if task is None:
-            return self.fields
-        if self._values is None:
-            return self.always
-        try:
-            if self._values(task) == self._unset:
-                return self.always
-        except Exception:  # e.g. an optional field without a class default, not set yet
-            pass
-        return tuple(
-            name for name in self.fields if name not in self.optional or getattr(task, name, None) is not None
-        )
 
 
 class OpenLineageMixin:
@@ -85,14 +43,15 @@ class OpenLineageMixin:
     data_quality: Any = None
     _data_quality_run: QualityRun | None = None
     template_fields: Sequence[str]
-    #: Template fields listed on a task only while they hold a value (see :class:`TemplateFields`).
-    template_fields_when_set: ClassVar[tuple[str, ...]] = DECLARED_FIELDS
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Template ``inputs`` / ``outputs`` in every operator built on the mixin: its ``template_fields``
+        tuple gets them appended, so a subclass lists only its own fields, as Airflow operators do."""
         super().__init_subclass__(**kwargs)
         fields = tuple(getattr(cls, "template_fields", ()))
         missing = tuple(name for name in DECLARED_FIELDS if name not in fields)
-        cls.template_fields = TemplateFields((*fields, *missing), cls.template_fields_when_set)  # type: ignore[assignment]
+        if missing:
+            cls.template_fields = (*fields, *missing)
 
     def __init__(
         self,

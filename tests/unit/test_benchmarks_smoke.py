@@ -1,7 +1,8 @@
 """Keep the benchmarks runnable: ``--tiny`` must produce every figure, finite, and record nothing.
 
 No timing is asserted: a tiny run's numbers mean nothing. The pure helpers the figures depend on
-(interval union, targets, the results table, the event inspection) are checked directly.
+(interval union, targets, the event inspection) are checked directly; RESULTS.md's update in
+test_benchmark_results.py.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import os
 import subprocess
 import sys
 import time
-from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,6 @@ if str(ROOT) not in sys.path:
 from benchmarks.event import inspect_event  # noqa: E402
 from benchmarks.figures import Figure, Target  # noqa: E402
 from benchmarks.probe import union_length  # noqa: E402
-from benchmarks.results import TABLE_HEADER, append  # noqa: E402
 
 EXPECTED_FIGURES = {
     "task_overhead_ratio",
@@ -87,7 +86,7 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Compl
     )
     print(f"benchmarks --tiny took {time.monotonic() - started:.0f}s")
     assert completed.returncode == 0, completed.stdout + completed.stderr[-4000:]
-    assert results.read_bytes() == before, "--tiny must not append to RESULTS.md"
+    assert results.read_bytes() == before, "--tiny must not change RESULTS.md"
     left = sorted(p.name for p in scratch.iterdir() if p.name.startswith(("lineage-", "tmp")))
     assert left == [], left  # plan JSON files, lineage-bench-transport-* folders...
     return completed, json.loads(output.read_text())
@@ -117,20 +116,6 @@ def test_targets_and_lines():
     assert Figure("x", 3.0).line() == "x 3 (info)"
     assert Figure("n", 2.0, Target(">", 0)).met
     assert not Figure("n", 0.0, Target(">", 0)).met
-
-
-def test_results_rows_append_under_one_header(tmp_path):
-    path = tmp_path / "RESULTS.md"
-    path.write_text("# Results\n\nIntro.\n")
-    when = datetime(2026, 1, 2, 3, 4)
-    append(path, [Figure("a", 1.0, Target("<=", 1.02))], when, "2 cores", "python 3.11")
-    append(path, [Figure("b", 2.5)], when, "2 cores", "python 3.11")
-    text = path.read_text()
-    assert text.count(TABLE_HEADER) == 1
-    assert text.rstrip().splitlines()[-2:] == [
-        "| 2026-01-02 03:04 | a | 1 | <= 1.020 | yes | 2 cores | python 3.11 |",
-        "| 2026-01-02 03:04 | b | 2.500 | info | - | 2 cores | python 3.11 |",
-    ]
 
 
 def test_event_inspection_flags_per_file_datasets_and_plan_dumps():

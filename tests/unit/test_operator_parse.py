@@ -127,10 +127,18 @@ def test_serialization_keeps_given_values_and_omits_defaults():
     assert tasks["given"]["outputs"] == "/out/{{ ds }}"
     for name in ("conn_id", "master", "config_kwargs", "inputs", "outputs"):
         assert name not in tasks["default"]
-        # a field holding None is listed on the task only once it has a value (TemplateFields)
-        assert name not in tasks["default"]["template_fields"]
-    given_fields = ["templates_dict", "op_args", "op_kwargs", "master", "outputs"]
-    assert tasks["given"]["template_fields"] == given_fields
+    # every task lists every templated field, as any Airflow operator's ordinary tuple does
+    every = [
+        "templates_dict",
+        "op_args",
+        "op_kwargs",
+        "conn_id",
+        "master",
+        "config_kwargs",
+        "inputs",
+        "outputs",
+    ]
+    assert tasks["default"]["template_fields"] == tasks["given"]["template_fields"] == every
     restored = DagSerialization.from_dict(DagSerialization.to_dict(dag))
     assert restored.get_task("given").master == "{{ var.value.master }}"
 
@@ -171,9 +179,9 @@ def test_a_dag_file_with_the_operator_loads_only_its_module_and_the_mixin():
     ]
 
 
-def test_a_task_lists_the_optional_template_fields_that_hold_a_value():
-    """Airflow pays per listed template field at every parse (~31k CPU instructions a field and
-    task); a field holding None has nothing to render, so it is listed only once it holds a value."""
+def test_every_template_field_is_listed_and_a_value_given_later_is_templated():
+    """``template_fields`` is an ordinary tuple: the class and each task list PythonOperator's
+    fields, the operator's and the mixin's, whatever they hold."""
     from airflow.providers.standard.operators.python import PythonOperator
 
     every = (*PythonOperator.template_fields, "conn_id", "master", "config_kwargs", "inputs", "outputs")
@@ -181,10 +189,10 @@ def test_a_task_lists_the_optional_template_fields_that_hold_a_value():
     with make_dag():
         upstream = LineageAwarePySparkOperator(task_id="up", python_callable=job)
         op = LineageAwarePySparkOperator(task_id="t", python_callable=job, inputs="/in/{{ ds }}")
-    assert op.template_fields == (*PythonOperator.template_fields, "inputs")
+    assert op.template_fields == every
     op.master = "{{ params.master }}"  # given after __init__: templated all the same
     op.outputs = upstream.output  # an XComArg: sets the upstream as for any template field
-    assert op.template_fields == (*PythonOperator.template_fields, "master", "inputs", "outputs")
+    assert op.template_fields == every
     assert op.upstream_task_ids == {"up"}
     op.outputs = None
     op.render_template_fields({"params": {"master": "local[2]"}, "ds": "2026-01-02"})

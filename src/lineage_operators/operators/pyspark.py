@@ -71,14 +71,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     the job touched, named as the OpenLineage Spark integration names them.
     """
 
+    # the mixin appends its ``inputs`` and ``outputs``
     template_fields: Sequence[str] = (*PythonOperator.template_fields, "conn_id", "master", "config_kwargs")
-    # templated, and listed on a task only when given a value: see ``TemplateFields``
-    template_fields_when_set = (
-        *OpenLineageMixin.template_fields_when_set,
-        "conn_id",
-        "master",
-        "config_kwargs",
-    )
     ui_color = "#e3f1f8"
 
     # The arguments' defaults; ``__init__`` sets an instance attribute only for a value given.
