@@ -26,7 +26,7 @@ _213 = ("scala.collection.IterableOnceOps", "scala.collection.IterableOps")
 )
 def test_line_table(versions: tuple[str, str], classes: tuple[str, str], query_id: bool, settle: int) -> None:
     line = SparkLine(*versions)
-    assert execution_queue.settle_ms(line) == settle  # measured per line (RESULTS.md)
+    assert execution_queue.settle_ms(line) == settle  # measured per line (docs/history.md)
     scala_212 = classes == _212
     assert (line.collection_class("once"), line.collection_class("iterable")) == classes
     assert line.has_query_id is query_id

@@ -8,7 +8,7 @@ pyspark) a handle that survived a collection or two waits for a full collection,
 before the task ends. For a ``QueryExecution`` that is its whole executed plan: a broadcast join's
 ``BroadcastExchangeExec`` keeps its ``Broadcast``, so Spark's ``ContextCleaner`` never removes the
 hashed relation from the driver's block manager (32 MiB of ``long[]`` each in the memory
-benchmark's task, see benchmarks/RESULTS.md). Detaching drops the binding at once; the JVM object
+benchmark's task, see docs/history.md). Detaching drops the binding at once; the JVM object
 is then collected as it is without the capture.
 """
 

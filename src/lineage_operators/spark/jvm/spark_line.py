@@ -19,7 +19,7 @@ What differs, and why it matters:
   execution is joined to Spark's SQL status store by the ``QueryExecution`` id instead, which
   the execution-id recorder (``jvm/java/ExecutionIds.java``) maps to the SQL execution id.
 * When the capture reads an ended execution (:attr:`SparkLine.settles_reads`): measured, not
-  derived (``benchmarks/RESULTS.md``). On 4.3, reading an execution 50 ms after it ended took the
+  derived (``docs/history.md``). On 4.3, reading an execution 50 ms after it ended took the
   library's cost of a 9 s task from 1.6% to 1.1% (32 and 80 paired rounds): the reader no longer
   wants the GIL the moment the task's action returns. On 3.5 the same delay cost more than it
   saved (2.2% against 1.1%, 128 and 80 paired rounds): there a shorter GIL switch interval did not

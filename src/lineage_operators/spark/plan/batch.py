@@ -1,7 +1,7 @@
 """One py4j call per execution: what :class:`~lineage_operators.spark.plan.reader.PlanReader` reads of a
 ``QueryExecution``, gathered JVM-side by ``jvm/java/ExecutionReader.java``.
 
-Profiled on the many-tiny-actions benchmark (see benchmarks/RESULTS.md), reading one execution
+Profiled on the many-tiny-actions benchmark (see docs/history.md), reading one execution
 made 33 py4j round trips when it wrote nothing (a count) and 40-48 when it wrote: ids, the
 analyzed plan, the root record, the leaves (``subqueriesAll``, ``prepended``, ``flatMap``,
 ``map``, ``distinct``, a builder, ``length``/``toString``), the schemas and the statistics (the

@@ -8,7 +8,7 @@ Runs in the listener callback of a write execution, next to
 2. one py4j call serializes the query *and writes it to a temporary file JVM-side*; Python reads
    the file. A py4j reply over 8 KiB waits ~40 ms on Nagle's algorithm and a chunked read costs a
    round trip per 3,000 characters, while plan JSON is easily megabytes: the file costs one call
-   whatever the size (measured on the large-plan benchmark, see benchmarks/RESULTS.md). If the
+   whatever the size (measured on the large-plan benchmark, see docs/history.md). If the
    file cannot be used (a JVM on another host), the text is read in chunks instead.
 
 The serializer is the compact plan writer (:mod:`lineage_operators.spark.plan.columns.writer`): the shape
@@ -72,7 +72,7 @@ QUERY_COMMANDS: tuple[tuple[str, bool], ...] = (
 #: log line). ``toJSON`` costs about 1 KiB of JSON and 0.1-0.2 ms (JVM + Python) per leaf column of
 #: a plan, plus a JVM heap of a few hundred bytes per JSON byte while json4s renders it: the
 #: large-plan benchmark at 10x (a 50-way union of 300 columns, 15,350 leaf columns) makes 15.8 MB
-#: of JSON and seconds of work, more than 1% of the task. See benchmarks/RESULTS.md.
+#: of JSON and seconds of work, more than 1% of the task. See docs/history.md.
 TO_JSON_MAX_LEAF_COLUMNS = 5000
 
 
