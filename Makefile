@@ -22,7 +22,7 @@ pyspark_wheels = bash scripts/pyspark_wheels.sh $(PY) $(1)
 LOWEST_PYSPARK := 4.0.0
 LOWEST_SPARK_PYSPARK := 3.5.0
 
-.PHONY: setup demo docs test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-peer peer lint bench services spark-only-env spark-provider-env clean test-envs
+.PHONY: setup demo docs test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer peer lint bench services spark-only-env spark-provider-env clean test-envs
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -153,6 +153,15 @@ test-iceberg-%: .venv-spark-%/.installed services
 
 test-iceberg: $(addprefix test-iceberg-,$(ICEBERG_LINES))
 
+# Delta Lake on every Spark line it publishes a release for (DELTA_LINES): delta-spark and delta-storage, pinned
+# and verified like the Iceberg runtime; tests/delta runs in a pytest process of its own per line for the same reason.
+DELTA_LINES := 3.5 4.0 4.1
+
+test-delta-%: .venv-spark-%/.installed services
+	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 tests/delta
+
+test-delta: $(addprefix test-delta-,$(DELTA_LINES))
+
 # openlineage-spark (the peer) beside our capture on the corpus of tests/peer, in a pytest process of its own per
 # Spark line (the jar's listener is set when the JVM starts). The jar is fetched with mvn, pinned and verified, into
 # ~/.cache/lineage-operators/maven (tests/support/maven_jars.py). `make test` runs it on 3.5 and the newest line
@@ -184,7 +193,7 @@ demo: setup
 # PostgreSQL, Airflow home, Spark and Connect server; their output is printed per suite when it ends). Their
 # environments and test-only jars are made first, one at a time, so that no two jobs build the same one.
 TEST_JOBS ?= 2
-LINE_SUITES := test-peer test-lowest test-lowest-spark test-spark-lines test-iceberg
+LINE_SUITES := test-peer test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta
 
 test-envs: $(LOWEST_VENV)/.installed $(LOWEST_SPARK_VENV)/.installed $(foreach l,$(SPARK_LINES),.venv-spark-$(l)/.installed)
 	$(PY) -m tests.support.maven_jars --all > /dev/null

@@ -54,6 +54,7 @@ class _Reader(CommandOutputs):
 
     def __init__(self) -> None:
         self.calls: list[tuple[Any, ...]] = []
+        self._t, self._jss = None, None  # no JVM: no output here is a Delta table
 
     def _catalog_output(self, table: TableRef, lifecycle: str | None, with_schema: bool = True) -> list[Any]:
         self.calls.append((table, lifecycle, with_schema))

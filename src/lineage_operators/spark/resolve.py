@@ -288,10 +288,12 @@ def resolve(
     from lineage_operators.column_lineage.datasets import attach_column_lineage
     from lineage_operators.spark.plan.alter import schema_from_renames
     from lineage_operators.spark.rdd.helper_reads import name_helper_reads
+    from lineage_operators.spark.tables.delta import drop_log_reads
 
     executions = list(executions)
     schema_from_renames(executions)
     name_helper_reads(executions)
+    drop_log_reads(executions)
     inputs: dict[DatasetName, _Acc] = {}
     outputs: dict[DatasetName, _Acc] = {}
     statements: list[str] = []

@@ -28,6 +28,7 @@ from lineage_operators.spark.plan import classes as c
 from lineage_operators.spark.plan.alter import V1_ALTERS, V2_ALTERS, alter_outputs
 from lineage_operators.spark.plan.leaves import _ct_record, _schema
 from lineage_operators.spark.plan.records import _at, _bool, _parse_ct, uri_to_path
+from lineage_operators.spark.tables import delta
 from lineage_operators.spark.tables.iceberg import ROW_LEVEL_WRITES
 
 if TYPE_CHECKING:
@@ -108,6 +109,8 @@ class Command:
     reports: str
     handle: Handler
     fields: Fields | None = None
+    #: the handler reads the analyzed plan object (a relation node of it), fetched only then
+    needs_plan: bool = False
 
 
 # -- handlers ------------------------------------------------------------------------------------
@@ -241,6 +244,11 @@ def _row_level(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
     return [_with_written(replace(r, lifecycle="OVERWRITE")) for r in rels]
 
 
+def _delta_row_level(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
+    rels = reader._inputs(call.plan.target(), None)
+    return [replace(r, lifecycle="OVERWRITE") for r in rels]
+
+
 def _alter(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
     return alter_outputs(reader, reader._t, call.plan)
 
@@ -324,6 +332,7 @@ COMMANDS: tuple[Command, ...] = (
         "the relation inserted into; OVERWRITE on overwrite",
         _insert_relation,
         lambda r: [r.t.step(c.INSERT_DS, "overwrite"), r.schema(c.INSERT_DS)],
+        needs_plan=True,
     ),
     Command(
         c.INSERT_DS_DIR,
@@ -411,6 +420,7 @@ COMMANDS: tuple[Command, ...] = (
             + ("" if cls == c.V2_WRITES[0] else "; OVERWRITE"),
             _v2_write,
             _schema_only(cls),
+            needs_plan=True,
         )
         for cls in c.V2_WRITES
     ),
@@ -424,11 +434,27 @@ COMMANDS: tuple[Command, ...] = (
         for cls in c.V2_CREATES
     ),
     *(
-        Command(cls, "the table of a row-level write (MERGE, UPDATE, DELETE); OVERWRITE", _row_level)
+        Command(
+            cls,
+            "the table of a row-level write (MERGE, UPDATE, DELETE); OVERWRITE",
+            _row_level,
+            needs_plan=True,
+        )
         for cls in ROW_LEVEL_WRITES
     ),
     *(
-        Command(cls, "the altered table as its catalog holds it after the change; ALTER", _alter)
+        Command(
+            cls,
+            "the Delta table the command rewrites (its target), with the version it made; OVERWRITE",
+            _delta_row_level,
+            needs_plan=True,
+        )
+        for cls in delta.ROW_LEVEL_COMMANDS
+    ),
+    *(
+        Command(
+            cls, "the altered table as its catalog holds it after the change; ALTER", _alter, needs_plan=True
+        )
         for cls in (*V1_ALTERS, *sorted(V2_ALTERS))
     ),
 )

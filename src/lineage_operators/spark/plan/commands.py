@@ -21,6 +21,7 @@ from lineage_operators.spark.plan.command_table import BY_CLASS, COMMANDS, Call,
 from lineage_operators.spark.plan.leaves import InputReading
 from lineage_operators.spark.plan.records import _at, parse_metrics
 from lineage_operators.spark.plan.statistics import write_metrics_text
+from lineage_operators.spark.tables import delta
 
 log = get_logger(__name__)
 
@@ -111,7 +112,8 @@ class CommandOutputs(InputReading, CatalogOutputs):
         command = BY_CLASS.get(cls)
         if command is None:
             return []
-        return command.handle(self, Call(cls, cmd, plan, qe, succeeded, inputs))
+        outputs = command.handle(self, Call(cls, cmd, plan, qe, succeeded, inputs))
+        return delta.complete_written(self._t, self._jss, outputs)
 
     def _save_into(self, cmd: list[str | None], qe: Any, succeeded: bool) -> list[RelationFacts]:
         source_cls, mode, url, dbtable, query, path, schema, short = (_at(cmd, i) for i in range(8))

@@ -42,7 +42,7 @@ from lineage_operators.spark.plan.classes import (
 from lineage_operators.spark.plan.columns.compact import expr_ids_field, parse_expr_ids
 from lineage_operators.spark.plan.records import _at, _directories, _parse_ct, _sub
 from lineage_operators.spark.plan.v2_tables import v2_relation_facts
-from lineage_operators.spark.tables import iceberg
+from lineage_operators.spark.tables import delta, iceberg
 
 log = get_logger(__name__)
 
@@ -133,7 +133,12 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
     v2 = t.record(
         [
             t.chain(v2_table, (TABLE, "name")),
-            t.chain(v2_table, (TABLE, "properties"), (*prop, ("java.lang.Object", "location"))),
+            t.chain(
+                v2_table,
+                delta.v2_location_field(
+                    t, t.chain((TABLE, "properties"), (*prop, ("java.lang.Object", "location")))
+                ),
+            ),
             t.chain(v2_table, (TABLE, "properties"), (*prop, ("java.lang.Object", "provider"))),
             t.chain(v2_table, (TABLE, "properties"), (*prop, ("java.lang.Object", "format"))),
             t.option_map(t.step(DSV2_REL, "catalog"), t.step(CATALOG_PLUGIN, "name")),
@@ -147,7 +152,18 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
     )
     fields = [
         t.chain(("java.lang.Object", "getClass"), ("java.lang.Class", "getName")),
-        t.when(LR, t.chain(relation, ("java.lang.Object", "getClass"), ("java.lang.Class", "getName"))),
+        # a HadoopFsRelation subclass (Delta's) reads as one: its class is what the leaf table knows
+        t.when(
+            LR,
+            t.chain(
+                relation,
+                t.when(
+                    HFR,
+                    t.constant(HFR),
+                    t.chain(("java.lang.Object", "getClass"), ("java.lang.Class", "getName")),
+                ),
+            ),
+        ),
         t.when(LR, t.chain(relation, ("java.lang.Object", "toString"))),
         t.when(LR, t.chain(relation, hfr_paths), t.when(DSV2_REL, t.chain(v2_table, ft_paths))),
         t.when(LR, t.chain(relation, hfr_dirs), t.when(DSV2_REL, t.chain(v2_table, ft_dirs))),
@@ -157,6 +173,7 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
         t.when(DSV2_REL, v2),
         t.when(LR, t.chain(relation, _identity_hash(t))),
         expr_ids_field(t),
+        delta.read_version_field(t),
     ]
     return fields
 
@@ -308,7 +325,7 @@ def _relation_leaf(reading: InputReading, record: list[str | None]) -> list[Rela
     facts = reading._parse_relation(record)
     for rel in facts[:1]:  # scan statistics go to the relation's first directory
         rel.relation_id = _at(record, 9)
-    return facts
+    return delta.with_read_version(facts, _at(record, 11))
 
 
 def _v2_leaf(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
@@ -346,7 +363,12 @@ _TABLE_FIRST = "; a catalog table behind it is reported as the table (location, 
 LEAVES: dict[str, Leaf] = {
     leaf.cls: leaf
     for leaf in (
-        Leaf(LR, "the relation it wraps (below)" + _TABLE_FIRST + "; scan statistics", _relation_leaf),
+        Leaf(
+            LR,
+            "the relation it wraps (below)" + _TABLE_FIRST + "; scan statistics; Delta: the table's root, "
+            "the snapshot read as version",
+            _relation_leaf,
+        ),
         Leaf(HIVE_REL, "the Hive table read" + _TABLE_FIRST, _relation_leaf),
         Leaf(
             DSV2_REL,

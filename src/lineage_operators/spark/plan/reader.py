@@ -33,9 +33,8 @@ from lineage_operators.spark.jvm.text import SEP, SEP3, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.execution_ids import query_key
 from lineage_operators.spark.listen.execution_queue import QueuedReply
-from lineage_operators.spark.plan.alter import is_alter
 from lineage_operators.spark.plan.batch import REPLY_IN_FILE, ExecutionRead, batch_reader, parse
-from lineage_operators.spark.plan.classes import INSERT_DS, V2_WRITES
+from lineage_operators.spark.plan.command_table import BY_CLASS
 from lineage_operators.spark.plan.commands import _NOT_FETCHED, CommandOutputs, _build_root_fn
 from lineage_operators.spark.plan.leaves import (
     _build_collect_leaves_fn,
@@ -46,7 +45,6 @@ from lineage_operators.spark.plan.leaves import (
 from lineage_operators.spark.plan.records import _at, _directories, _pick_sql, _sub, parse_metrics
 from lineage_operators.spark.plan.statistics import apply_relation_stats, read_relation_stats
 from lineage_operators.spark.rdd.sources import logical_rdd_locations
-from lineage_operators.spark.tables import iceberg
 
 log = get_logger(__name__)
 
@@ -213,10 +211,8 @@ class PlanReader(CommandOutputs):
 
 def _needs_plan(cls: str) -> bool:
     """Root commands whose outputs are read from the plan object itself (a relation node)."""
-    return cls in _PLAN_OUTPUTS or cls in iceberg.ROW_LEVEL_WRITES or is_alter(cls)
-
-
-_PLAN_OUTPUTS = frozenset((INSERT_DS, *V2_WRITES))
+    command = BY_CLASS.get(cls)
+    return command is not None and command.needs_plan
 
 
 __all__ = [

@@ -1,0 +1,134 @@
+"""Delta Lake tables: the table a Delta read or write touches, its version, and nothing of its log.
+
+What Delta changes for plan reading (Delta 3.3 on Spark 3.5, 4.0 and 4.1, read with the real jars):
+
+* a read is a ``LogicalRelation`` over a ``HadoopFsRelation`` subclass whose file index is a
+  ``TahoeLogFileIndex``: the dataset is the table's root (its only root path) and the version is the
+  snapshot the query was analyzed against (:func:`read_version_field`), as ``datasetVersion``;
+* Delta reads its own transaction log with Spark (``_delta_log/*.json``, checkpoints: the
+  executions computing a snapshot's state): those reads are Delta's bookkeeping, not the task's
+  inputs (:func:`drop_log_reads`);
+* a write lands in Delta's ``DeltaTableV2`` (catalog tables), ``WriteIntoDelta`` through
+  ``SaveIntoDataSourceCommand`` (paths), or Delta's own ``MergeIntoCommand``, ``UpdateCommand`` and
+  ``DeleteCommand`` (:data:`ROW_LEVEL_COMMANDS`, whose ``target`` is the table rewritten);
+* the session catalog keeps no schema for a Delta table (the log does): a written table's schema and
+  version are read from its ``DeltaLog`` after the command (:func:`complete_written`).
+
+Without Delta on the classpath nothing here costs a JVM call: the field handles are constants and
+:func:`complete_written` only acts on outputs whose provider is ``delta``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from lineage_operators._errors import describe
+from lineage_operators._logging import get_logger
+from lineage_operators.spark.jvm.text import NONE
+
+log = get_logger(__name__)
+
+PROVIDER = "delta"
+_DELTA = "org.apache.spark.sql.delta"
+TAHOE_LOG_INDEX = f"{_DELTA}.files.TahoeLogFileIndex"
+#: what ``TahoeLogFileIndex.snapshotAtAnalysis`` is (a shallow descriptor of the snapshot)
+SNAPSHOT_DESCRIPTOR = f"{_DELTA}.SnapshotDescriptor"
+DELTA_TABLE_V2 = f"{_DELTA}.catalog.DeltaTableV2"
+DELTA_LOG = f"{_DELTA}.DeltaLog"
+#: Delta's row-level commands: each rewrites the files of its ``target`` table.
+ROW_LEVEL_COMMANDS = (
+    f"{_DELTA}.commands.MergeIntoCommand",
+    f"{_DELTA}.commands.UpdateCommand",
+    f"{_DELTA}.commands.DeleteCommand",
+)
+_LOG_DIR = re.compile(r"(^|/)_delta_log(/|$)")
+_LR = "org.apache.spark.sql.execution.datasources.LogicalRelation"
+_HFR = "org.apache.spark.sql.execution.datasources.HadoopFsRelation"
+
+
+def is_log_read(location: str | None) -> bool:
+    """Is ``location`` inside a Delta table's transaction log (``<table>/_delta_log[/...]``)?"""
+    return bool(location) and _LOG_DIR.search(location or "") is not None
+
+
+def drop_log_reads(executions: list[Any]) -> None:
+    """Pure over ``ExecutionFacts``, in place: inputs inside a ``_delta_log`` are Delta computing a
+    snapshot (its log files read with Spark), never data the task read."""
+    for execution in executions:
+        if any(is_log_read(rel.location) for rel in execution.inputs):
+            execution.inputs = [rel for rel in execution.inputs if not is_log_read(rel.location)]
+
+
+def read_version_field(t: Any) -> Any:
+    """A leaf-record field handle: the version of the Delta snapshot a ``LogicalRelation`` reads,
+    ``TahoeLogFileIndex.snapshotAtAnalysis`` (the snapshot the query was analyzed against, not the
+    newest one, which a self-insert has already moved on; no log listing on the reader thread);
+    :data:`NONE` for other leaves or without Delta."""
+    if not t.has_class(TAHOE_LOG_INDEX):
+        return t.constant(NONE)
+    version = t.chain((TAHOE_LOG_INDEX, "snapshotAtAnalysis"), (SNAPSHOT_DESCRIPTOR, "version"))
+    index = t.chain((_HFR, "location"), t.when(TAHOE_LOG_INDEX, version))
+    return t.when(_LR, t.chain((_LR, "relation"), t.when(_HFR, index)))
+
+
+def v2_location_field(t: Any, otherwise: Any) -> Any:
+    """Over a v2 ``Table``: a ``DeltaTableV2``'s root path (Delta puts no ``location`` among its
+    properties), else ``otherwise``."""
+    if not t.has_class(DELTA_TABLE_V2):
+        return otherwise
+    path = t.chain((DELTA_TABLE_V2, "path"), ("java.lang.Object", "toString"))
+    return t.when(DELTA_TABLE_V2, path, otherwise)
+
+
+def with_read_version(facts: list[Any], version: str | None) -> list[Any]:
+    """The facts of a leaf that read a Delta snapshot: provider ``delta``, its version."""
+    if version is None or version == NONE:
+        return facts
+    for rel in facts:
+        rel.provider = rel.provider or PROVIDER
+        rel.version = version
+    return facts
+
+
+def complete_written(t: Any, jss: Any, outputs: list[Any]) -> list[Any]:
+    """Delta outputs with the version the write made and, when the catalog had none, the table's
+    schema: both read from the table's ``DeltaLog`` once the command ran (five py4j calls per Delta
+    output; none for other outputs)."""
+    for rel in outputs:
+        if rel.provider != PROVIDER or not rel.location or rel.lifecycle == "DROP":
+            continue
+        try:
+            snapshot = t.java_class(DELTA_LOG).forTable(jss, rel.location).unsafeVolatileSnapshot()
+            version, schema = int(snapshot.version()), str(snapshot.schema().json())
+        except Exception as exc:
+            log.debug("lineage capture: no Delta state for %s: %s", rel.location, describe(exc))
+            continue
+        if version >= 0:  # -1: no table there (yet)
+            rel.version = str(version)
+            if _empty_schema(rel.schema_text):
+                rel.schema_text = schema
+    return outputs
+
+
+def _empty_schema(schema_text: str | None) -> bool:
+    if not schema_text:
+        return True
+    try:
+        return not json.loads(schema_text).get("fields")
+    except ValueError:
+        return False
+
+
+__all__ = [
+    "DELTA_TABLE_V2",
+    "PROVIDER",
+    "ROW_LEVEL_COMMANDS",
+    "complete_written",
+    "drop_log_reads",
+    "is_log_read",
+    "read_version_field",
+    "v2_location_field",
+    "with_read_version",
+]

@@ -1,0 +1,89 @@
+"""One Spark session with Delta Lake for the tests of this directory (own pytest process per line).
+
+Delta's jars of the session's Spark line (delta-spark and delta-storage: 3.3 for Spark 3.5, 4.0 for
+4.0, 4.1 for 4.1; tests/support/maven_jars.py fetches them, pinned and verified) must be on the
+classpath when the JVM starts: run this directory in a pytest process of its own per line
+(``make test-delta``). On a Spark line Delta publishes no release for (4.2 and newer today) the tests
+skip with that reason; a jar that cannot be fetched or does not verify fails them (no silent skip in CI).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pyspark")
+
+DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+
+
+@pytest.fixture(scope="session")
+def delta_jars() -> list[Path]:
+    import pyspark
+    from tests.support.maven_jars import JarUnavailable, delta_jar_names, fetch
+
+    names = delta_jar_names(pyspark.__version__)
+    if not names:
+        pytest.skip(f"Delta Lake publishes no release for pyspark {pyspark.__version__}")
+    try:
+        return [fetch(name) for name in names]
+    except JarUnavailable as exc:
+        pytest.fail(f"the pinned Delta jars are unavailable: {exc}")
+
+
+def _jvm_lacks_delta() -> bool:
+    from pyspark import SparkContext
+
+    if SparkContext._jvm is None:
+        return False
+    return not SparkContext._jvm.org.apache.spark.util.Utils.classIsLoadable(DELTA_CATALOG)
+
+
+@pytest.fixture
+def delta_jvm(delta_jars: list[Path]) -> list[Path]:
+    """The jars, when this process's JVM is not running yet or was started with them."""
+    if _jvm_lacks_delta():
+        pytest.skip("the Delta jars must be on the JVM's classpath from its start: run tests/delta alone")
+    return delta_jars
+
+
+@pytest.fixture(scope="session")
+def spark(delta_jars: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from pyspark.sql import SparkSession
+
+    if _jvm_lacks_delta():
+        pytest.skip("the Delta jars must be on the JVM's classpath from its start: run tests/delta alone")
+    work = tmp_path_factory.mktemp("spark")
+    # tests/conftest.py's ``--jars <JDBC driver>`` in PYSPARK_SUBMIT_ARGS would replace spark.jars
+    submit_args = os.environ.pop("PYSPARK_SUBMIT_ARGS", None)
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("lineage-operators-delta-tests")
+        .config("spark.jars", ",".join(str(j) for j in delta_jars))
+        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.warehouse.dir", str(work / "warehouse"))
+        .config("spark.local.dir", str(work / "local"))
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={work / 'derby'}")
+        .getOrCreate()
+    )
+    if submit_args is not None:
+        os.environ["PYSPARK_SUBMIT_ARGS"] = submit_args
+    session.sparkContext.setLogLevel("ERROR")
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+@pytest.fixture(scope="session")
+def warehouse(spark: Any) -> Path:
+    return Path(spark.conf.get("spark.sql.warehouse.dir").removeprefix("file:"))

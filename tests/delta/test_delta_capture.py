@@ -1,0 +1,145 @@
+"""Capture of Delta Lake tables on every line Delta publishes a release for: writes by path and by
+table, reads (time travel included), MERGE / UPDATE / DELETE, DROP.
+
+Each Delta dataset is named from the table's location, with ``storage`` ``delta``/``parquet``, the
+catalog's ``TABLE`` symlink for catalog tables, and as ``datasetVersion`` the Delta version the write
+made (outputs) or the snapshot read (inputs), as ``DESCRIBE HISTORY`` lists them; Delta's reads of its
+own transaction log (``_delta_log``) are never an input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.iceberg.iceberg_helpers import storage, symlinks, version
+from tests.spark.spark_helpers import captured, lifecycle, local, names, schema
+
+
+def history(spark: Any, table: str) -> int:
+    """The newest version Delta's history lists for ``table`` (a name or ``delta.`path```)."""
+    return int(spark.sql(f"DESCRIBE HISTORY {table}").agg({"version": "max"}).collect()[0][0])
+
+
+def no_log_reads(result: Any) -> None:
+    assert [n for _, n in names([*result.inputs, *result.outputs]) if "_delta_log" in n] == []
+
+
+def column_sources(dataset: Any, field: str) -> set[tuple[str, str]]:
+    facet = dataset.facets["columnLineage"]
+    return {(f.name, f.field) for f in facet.fields[field].inputFields}
+
+
+def test_path_writes_reads_and_time_travel(spark: Any, tmp_path: Path) -> None:
+    source, target = tmp_path / "source", tmp_path / "target"
+    created = captured(spark, lambda: spark.range(5).write.format("delta").save(str(source)))
+    (out,) = created.outputs
+    assert (out.namespace, out.name) == local(source)
+    assert (storage(out), version(out), lifecycle(out)) == (("delta", "parquet"), "0", "CREATE")
+    assert schema(out) == [("id", "long")]
+    no_log_reads(created)
+
+    appended = captured(spark, lambda: spark.range(3).write.format("delta").mode("append").save(str(source)))
+    (out,) = appended.outputs
+    assert (version(out), lifecycle(out)) == (str(history(spark, f"delta.`{source}`")), None)
+
+    def copy() -> None:
+        frame = spark.read.format("delta").load(str(source)).selectExpr("id * 2 AS doubled")
+        frame.write.format("delta").mode("overwrite").save(str(target))
+
+    copied = captured(spark, copy)
+    no_log_reads(copied)
+    (read,) = copied.inputs
+    (written,) = copied.outputs
+    assert ((read.namespace, read.name), version(read), storage(read)) == (
+        local(source),
+        "1",
+        ("delta", "parquet"),
+    )
+    assert (written.namespace, written.name) == local(target)
+    assert version(written) == str(history(spark, f"delta.`{target}`"))
+    assert column_sources(written, "doubled") == {(local(source)[1], "id")}
+
+    def time_travel() -> None:
+        old = spark.read.format("delta").option("versionAsOf", 0).load(str(source))
+        old.write.format("delta").mode("overwrite").option("overwriteSchema", "true").save(str(target))
+
+    travelled = captured(spark, time_travel)
+    (read,) = travelled.inputs
+    assert ((read.namespace, read.name), version(read)) == (local(source), "0")
+
+
+@pytest.fixture(scope="module")
+def tables(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``delta_db`` with ``orders`` (CTAS over a path table), dropped at the end of the module."""
+    source = tmp_path_factory.mktemp("delta-source") / "orders_source"
+    spark.range(6).selectExpr("id", "id * 10 AS amount").write.format("delta").save(str(source))
+    spark.sql("CREATE DATABASE IF NOT EXISTS delta_db")
+    yield source
+    spark.sql("DROP DATABASE IF EXISTS delta_db CASCADE")
+
+
+def test_sql_and_table_writes(spark: Any, tables: Path, warehouse: Path) -> None:
+    location = warehouse / "delta_db.db"
+    ctas = captured(
+        spark,
+        lambda: spark.sql(f"CREATE TABLE delta_db.orders USING delta AS SELECT * FROM delta.`{tables}`"),
+    )
+    no_log_reads(ctas)
+    (read,) = ctas.inputs
+    (orders,) = ctas.outputs
+    assert (read.namespace, read.name) == local(tables)
+    assert (orders.namespace, orders.name) == local(location / "orders")
+    assert symlinks(orders) == [(f"file:{warehouse}", "delta_db.orders", "TABLE")]
+    assert (storage(orders), version(orders), lifecycle(orders)) == (("delta", "parquet"), "0", "CREATE")
+    assert schema(orders) == [("id", "long"), ("amount", "long")]  # the catalog keeps none: Delta's log does
+    assert column_sources(orders, "amount") == {(local(tables)[1], "amount")}
+
+    insert = captured(
+        spark, lambda: spark.sql("INSERT INTO delta_db.orders SELECT id + 10, amount FROM delta_db.orders")
+    )
+    no_log_reads(insert)
+    (read,) = insert.inputs
+    (written,) = insert.outputs
+    assert (version(read), version(written), lifecycle(written)) == ("0", "1", None)
+    assert column_sources(written, "amount") == {(local(location / "orders")[1], "amount")}
+
+    saved = captured(spark, lambda: spark.range(2).write.format("delta").saveAsTable("delta_db.updates"))
+    no_log_reads(saved)
+    (updates,) = saved.outputs
+    assert (updates.namespace, updates.name) == local(location / "updates")
+    assert (schema(updates), version(updates), lifecycle(updates)) == ([("id", "long")], "0", "CREATE")
+
+
+def test_merge_update_delete_report_their_target(spark: Any, tables: Path, warehouse: Path) -> None:
+    spark.sql(f"CREATE TABLE delta_db.balances USING delta AS SELECT * FROM delta.`{tables}`")
+    spark.range(3, 9).write.format("delta").saveAsTable("delta_db.changes")
+    target = local(warehouse / "delta_db.db" / "balances")
+    statements = {
+        "MERGE": "MERGE INTO delta_db.balances b USING delta_db.changes c ON b.id = c.id "
+        "WHEN MATCHED THEN UPDATE SET amount = 0 WHEN NOT MATCHED THEN INSERT (id, amount) VALUES (c.id, 1)",
+        "UPDATE": "UPDATE delta_db.balances SET amount = amount + 1 WHERE id > 2",
+        "DELETE": "DELETE FROM delta_db.balances WHERE id = 1",
+    }
+    for kind, statement in statements.items():
+        result = captured(spark, lambda statement=statement: spark.sql(statement))
+        no_log_reads(result)
+        (written,) = result.outputs
+        assert (written.namespace, written.name) == target, kind
+        assert lifecycle(written) == "OVERWRITE", kind
+        assert version(written) == str(history(spark, "delta_db.balances")), kind
+        assert symlinks(written) == [(f"file:{warehouse}", "delta_db.balances", "TABLE")], kind
+        assert target in names(result.inputs), kind
+    merged_from = local(warehouse / "delta_db.db" / "changes")
+    assert merged_from in names(captured(spark, lambda: spark.sql(statements["MERGE"])).inputs)
+
+
+def test_drop_reports_the_table_location(spark: Any, tables: Path, warehouse: Path) -> None:
+    spark.sql("CREATE TABLE delta_db.scratch (id BIGINT) USING delta")
+    dropped = captured(spark, lambda: spark.sql("DROP TABLE delta_db.scratch"))
+    (out,) = dropped.outputs
+    assert ((out.namespace, out.name), lifecycle(out)) == (
+        local(warehouse / "delta_db.db" / "scratch"),
+        "DROP",
+    )
