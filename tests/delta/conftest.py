@@ -9,12 +9,12 @@ skip with that reason; a jar that cannot be fetched or does not verify fails the
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.table_format_session import jvm_lacks, open_session
 
 pytest.importorskip("pyspark")
 
@@ -36,11 +36,7 @@ def delta_jars() -> list[Path]:
 
 
 def _jvm_lacks_delta() -> bool:
-    from pyspark import SparkContext
-
-    if SparkContext._jvm is None:
-        return False
-    return not SparkContext._jvm.org.apache.spark.util.Utils.classIsLoadable(DELTA_CATALOG)
+    return jvm_lacks(DELTA_CATALOG)
 
 
 @pytest.fixture
@@ -53,31 +49,15 @@ def delta_jvm(delta_jars: list[Path]) -> list[Path]:
 
 @pytest.fixture(scope="session")
 def spark(delta_jars: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from pyspark.sql import SparkSession
-
     if _jvm_lacks_delta():
         pytest.skip("the Delta jars must be on the JVM's classpath from its start: run tests/delta alone")
-    work = tmp_path_factory.mktemp("spark")
-    # tests/conftest.py's ``--jars <JDBC driver>`` in PYSPARK_SUBMIT_ARGS would replace spark.jars
-    submit_args = os.environ.pop("PYSPARK_SUBMIT_ARGS", None)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("lineage-operators-delta-tests")
-        .config("spark.jars", ",".join(str(j) for j in delta_jars))
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.sql.warehouse.dir", str(work / "warehouse"))
-        .config("spark.local.dir", str(work / "local"))
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={work / 'derby'}")
-        .getOrCreate()
+    conf = {
+        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+        "spark.sql.catalog.spark_catalog": DELTA_CATALOG,
+    }
+    session = open_session(
+        "lineage-operators-delta-tests", delta_jars, conf, tmp_path_factory.mktemp("spark")
     )
-    if submit_args is not None:
-        os.environ["PYSPARK_SUBMIT_ARGS"] = submit_args
-    session.sparkContext.setLogLevel("ERROR")
     try:
         yield session
     finally:

@@ -11,12 +11,12 @@ first: its operator starts the JVM with the jar of its own conf.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.table_format_session import jvm_lacks, open_session
 
 pytest.importorskip("pyspark")
 
@@ -48,12 +48,7 @@ def iceberg_jars() -> list[Path]:
 
 
 def _jvm_lacks_iceberg() -> bool:
-    """A JVM started by an earlier session of this process without the Iceberg jars."""
-    from pyspark import SparkContext
-
-    if SparkContext._jvm is None:
-        return False
-    return not SparkContext._jvm.org.apache.spark.util.Utils.classIsLoadable(ICEBERG_CATALOG)
+    return jvm_lacks(ICEBERG_CATALOG)
 
 
 @pytest.fixture
@@ -68,37 +63,21 @@ def iceberg_jvm(iceberg_jars: list[Path]) -> list[Path]:
 def spark(
     iceberg_jars: list[Path], iceberg_warehouses: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Any]:
-    from pyspark.sql import SparkSession
-
     if _jvm_lacks_iceberg():
         pytest.skip("the Iceberg jars must be on the JVM's classpath from its start: run tests/iceberg alone")
     hadoop, session_wh = iceberg_warehouses
-    work = tmp_path_factory.mktemp("spark")
-    # tests/conftest.py's ``--jars <JDBC driver>`` in PYSPARK_SUBMIT_ARGS would replace spark.jars
-    submit_args = os.environ.pop("PYSPARK_SUBMIT_ARGS", None)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("lineage-operators-iceberg-tests")
-        .config("spark.jars", ",".join(str(j) for j in iceberg_jars))
-        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-        .config(f"spark.sql.catalog.{CATALOG}", ICEBERG_CATALOG)
-        .config(f"spark.sql.catalog.{CATALOG}.type", "hadoop")
-        .config(f"spark.sql.catalog.{CATALOG}.warehouse", str(hadoop))
-        .config("spark.sql.catalog.spark_catalog", "org.apache.iceberg.spark.SparkSessionCatalog")
-        .config("spark.sql.catalog.spark_catalog.type", "hadoop")
-        .config("spark.sql.catalog.spark_catalog.warehouse", str(session_wh))
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.sql.warehouse.dir", str(work / "warehouse"))
-        .config("spark.local.dir", str(work / "local"))
-        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={work / 'derby'}")
-        .getOrCreate()
+    conf = {
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        f"spark.sql.catalog.{CATALOG}": ICEBERG_CATALOG,
+        f"spark.sql.catalog.{CATALOG}.type": "hadoop",
+        f"spark.sql.catalog.{CATALOG}.warehouse": str(hadoop),
+        "spark.sql.catalog.spark_catalog": "org.apache.iceberg.spark.SparkSessionCatalog",
+        "spark.sql.catalog.spark_catalog.type": "hadoop",
+        "spark.sql.catalog.spark_catalog.warehouse": str(session_wh),
+    }
+    session = open_session(
+        "lineage-operators-iceberg-tests", iceberg_jars, conf, tmp_path_factory.mktemp("spark")
     )
-    if submit_args is not None:
-        os.environ["PYSPARK_SUBMIT_ARGS"] = submit_args
-    session.sparkContext.setLogLevel("ERROR")
     try:
         yield session
     finally:

@@ -8,13 +8,13 @@ its own ``config_kwargs``, as a user's DAG would, and stops the session it creat
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.table_format_session import load_dag_module
 
 from lineage_operators.testing import DagRunResult, validate_events
 
@@ -43,11 +43,7 @@ def test_operator_writes_and_reads_iceberg_tables(
     monkeypatch.setenv("LINEAGE_ICEBERG_JARS", ",".join(str(j) for j in iceberg_jvm))
     # as in a user's environment: no ``--jars`` of tests/conftest.py replacing the DAG's spark.jars
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
-    spec = importlib.util.spec_from_file_location("iceberg_tables_dag", DAG_FILE)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_dag_module(DAG_FILE, "iceberg_tables_dag")
 
     result = run_dag(module.dag, logical_date=datetime(2026, 1, 1, tzinfo=timezone.utc))
     assert result.state == "success", result.failures

@@ -3,18 +3,19 @@ provider and listener, the operator writing and reading Delta tables (every Spar
 release).
 
 Runs first in this directory (file order): its operator starts the JVM with the Delta jars of its own
-``config_kwargs``, as a user's DAG would, and stops the session it created.
+``config_kwargs``, as a user's DAG would, and stops the session it created. Its basename is its own:
+pytest imports test files by basename, and tests/iceberg has a ``test_airflow_dag.py``.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.table_format_session import load_dag_module
 
 from lineage_operators.testing import DagRunResult, validate_events
 
@@ -42,11 +43,7 @@ def test_operator_writes_and_reads_delta_tables(
     monkeypatch.setenv("LINEAGE_DELTA_LAKE", str(lake))
     monkeypatch.setenv("LINEAGE_DELTA_JARS", ",".join(str(j) for j in delta_jvm))
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)  # as a user's environment: no test --jars
-    spec = importlib.util.spec_from_file_location("delta_tables_dag", DAG_FILE)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_dag_module(DAG_FILE, "delta_tables_dag")
 
     result = run_dag(module.dag, logical_date=datetime(2026, 1, 1, tzinfo=timezone.utc))
     assert result.state == "success", result.failures
