@@ -94,3 +94,23 @@ def test_the_leaf_class_picks_its_parser() -> None:
     [table] = Reading()._parse_leaf_datasets(jdbc)
     assert (table.jdbc_url, table.jdbc_table) == ("jdbc:postgresql://h/db", "public.t")
     assert Reading()._parse_leaf_datasets(["org.apache.spark.sql.catalyst.plans.logical.Range"]) == []
+
+
+def test_a_failed_delta_write_is_not_given_the_tables_current_version() -> None:
+    """Delta's version of a written table is read only after a write that succeeded."""
+    asked: list[str] = []
+
+    class DeltaReader(_Reader):
+        def _catalog_output(
+            self, table: TableRef, lifecycle: str | None, with_schema: bool = True
+        ) -> list[Any]:
+            return [
+                RelationFacts(location="file:/lake/t", table=table, provider="delta", lifecycle=lifecycle)
+            ]
+
+    reader = DeltaReader()
+    reader._t = type("Tools", (), {"java_class": staticmethod(asked.append)})()
+    (failed,) = reader._outputs(c.TRUNCATE, ["db", "t"], None, None, succeeded=False, inputs=[])
+    assert (failed.version, asked) == (None, [])
+    reader._outputs(c.TRUNCATE, ["db", "t"], None, None, succeeded=True, inputs=[])
+    assert asked == ["org.apache.spark.sql.delta.DeltaLog"]  # asked (and, here, not answered)

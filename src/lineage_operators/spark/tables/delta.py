@@ -1,6 +1,7 @@
 """Delta Lake tables: the table a Delta read or write touches, its version, and nothing of its log.
 
-What Delta changes for plan reading (Delta 3.3 on Spark 3.5, 4.0 and 4.1, read with the real jars):
+What Delta changes for plan reading (Delta 3.3, 4.0 and 4.1 on Spark 3.5, 4.0 and 4.1, read with the
+real jars):
 
 * a read is a ``LogicalRelation`` over a ``HadoopFsRelation`` subclass whose file index is a
   ``TahoeLogFileIndex``: the dataset is the table's root (its only root path) and the version is the
