@@ -388,4 +388,4 @@ def _context_stopped(spark: Any) -> bool:
         return True
 
 
-__all__ = ["CaptureResult", "SparkLineageCapture", "build_result"]
+__all__ = ["SparkLineageCapture"]

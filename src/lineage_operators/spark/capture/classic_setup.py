@@ -157,7 +157,6 @@ def activate_session(tools: Any, jss: Any) -> None:
 
 __all__ = [
     "LINEAGE_OPERATORS_FACET",
-    "SPARK_ENGINE_FACET",
     "SUBSET_MAX_LOCATIONS_CONF",
     "activate_session",
     "column_reader",

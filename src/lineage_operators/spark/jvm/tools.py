@@ -24,7 +24,7 @@ from typing import Any
 
 from lineage_operators.spark.jvm.basics import JvmBasics
 from lineage_operators.spark.jvm.builders import CompiledBuilder, HandleBuilder, Py4jBuilder, Step
-from lineage_operators.spark.jvm.text import CTSEP, NONE, RSEP, SEP, SEP2, SEP3, split_list, split_records
+from lineage_operators.spark.jvm.text import SEP, SEP2
 
 
 class JvmTools(JvmBasics):
@@ -199,15 +199,4 @@ def tools_for(gateway: Any) -> JvmTools:
 
 #: The separators and splitters of :mod:`~lineage_operators.spark.jvm.text` are imported from here by every
 #: plan reader.
-__all__ = [
-    "CTSEP",
-    "NONE",
-    "RSEP",
-    "SEP",
-    "SEP2",
-    "SEP3",
-    "JvmTools",
-    "split_list",
-    "split_records",
-    "tools_for",
-]
+__all__ = ["JvmTools", "tools_for"]

@@ -28,7 +28,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.jvm import classes as jvm_classes
-from lineage_operators.spark.jvm.text import NONE, PART, RSEP, SEP, split_records
+from lineage_operators.spark.jvm.text import NONE, PART, SEP, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.plan.classes import _INNER_QUERY, INSERT_HADOOP, INSERT_HIVE, SAVE_INTO
 
@@ -164,4 +164,4 @@ def parse(text: str | None, with_plan: bool = False) -> ExecutionRead | None:
     )
 
 
-__all__ = ["PART", "REPLY_IN_FILE", "RSEP", "ExecutionRead", "batch_reader", "parse"]
+__all__ = ["REPLY_IN_FILE", "ExecutionRead", "batch_reader", "parse"]

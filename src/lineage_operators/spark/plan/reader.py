@@ -28,8 +28,8 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
-from lineage_operators.spark.jvm.text import SEP, SEP3, split_records
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
+from lineage_operators.spark.jvm.text import SEP3, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.execution_ids import query_key
 from lineage_operators.spark.listen.execution_queue import QueuedReply
@@ -42,7 +42,7 @@ from lineage_operators.spark.plan.leaves import (
     _build_leaf_fn,
     _ct_record,
 )
-from lineage_operators.spark.plan.records import _at, _directories, _pick_sql, _sub, parse_metrics
+from lineage_operators.spark.plan.records import _at, _pick_sql, _sub
 from lineage_operators.spark.plan.statistics import apply_relation_stats, read_relation_stats
 from lineage_operators.spark.rdd.sources import logical_rdd_locations
 
@@ -215,12 +215,4 @@ def _needs_plan(cls: str) -> bool:
     return command is not None and command.needs_plan
 
 
-__all__ = [
-    "SEP",
-    "ExecutionFacts",
-    "PlanReader",
-    "RelationFacts",
-    "TableRef",
-    "_directories",
-    "parse_metrics",
-]
+__all__ = ["PlanReader"]

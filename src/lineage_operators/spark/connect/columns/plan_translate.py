@@ -465,4 +465,4 @@ def _filtered_collection(term: Any) -> Any:
     return None if collection[0] == "fn" and collection[1] in _COLLECTION_BUILDERS else collection
 
 
-__all__ = ["LeafSchema", "Translation", "Untranslatable", "translate"]
+__all__ = ["LeafSchema", "Translation", "translate"]

@@ -429,4 +429,4 @@ def _remove_open_files() -> None:
     _OPEN_FILES.clear()
 
 
-__all__ = ["PlanJsonReader", "expr_ids_field", "log_once", "parse_expr_ids"]
+__all__ = ["PlanJsonReader", "expr_ids_field", "parse_expr_ids"]
