@@ -21,6 +21,7 @@ from tests.peer.corpus import JOBS, Workspace
 from tests.peer.peer_events import EventFile
 from tests.peer.runner import Outcome, peer_conf, run_job
 from tests.support.postgres import postgres  # noqa: F401  (session fixture)
+from tests.support.table_format_session import local_settings
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -58,13 +59,7 @@ def peer_session(
         **peer_conf(peer_jar, events),
         "spark.jars": f"{peer_jar},{postgres.jdbc_jar}",
         "spark.driver.extraClassPath": postgres.jdbc_jar,
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-        "spark.sql.shuffle.partitions": "2",
-        "spark.default.parallelism": "2",
-        "spark.sql.warehouse.dir": str(work / "warehouse"),
-        "spark.local.dir": str(work / "local"),
-        "spark.driver.extraJavaOptions": f"-Dderby.system.home={work / 'derby'}",
+        **local_settings(work),
     }
     # The suite's conftest launches the JVM with the JDBC driver through PYSPARK_SUBMIT_ARGS, which
     # decides the driver's classpath: the jar must be named there too for its listener to load.

@@ -21,16 +21,9 @@ def jvm_lacks(class_name: str) -> bool:
     return not SparkContext._jvm.org.apache.spark.util.Utils.classIsLoadable(class_name)
 
 
-def open_session(app_name: str, jars: Sequence[Path], conf: Mapping[str, str], work: Path) -> Any:
-    """A local session with ``jars`` and ``conf``, its files under ``work``."""
-    from pyspark.sql import SparkSession
-
-    # tests/conftest.py's ``--jars <JDBC driver>`` in PYSPARK_SUBMIT_ARGS would replace spark.jars
-    submit_args = os.environ.pop("PYSPARK_SUBMIT_ARGS", None)
-    builder = SparkSession.builder.master("local[2]").appName(app_name)
-    settings = {
-        "spark.jars": ",".join(str(j) for j in jars),
-        **conf,
+def local_settings(work: Path) -> dict[str, str]:
+    """The settings every test session shares: no UI, two partitions, its files under ``work``."""
+    return {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.shuffle.partitions": "2",
@@ -39,6 +32,16 @@ def open_session(app_name: str, jars: Sequence[Path], conf: Mapping[str, str], w
         "spark.local.dir": str(work / "local"),
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={work / 'derby'}",
     }
+
+
+def open_session(app_name: str, jars: Sequence[Path], conf: Mapping[str, str], work: Path) -> Any:
+    """A local session with ``jars`` and ``conf``, its files under ``work``."""
+    from pyspark.sql import SparkSession
+
+    # tests/conftest.py's ``--jars <JDBC driver>`` in PYSPARK_SUBMIT_ARGS would replace spark.jars
+    submit_args = os.environ.pop("PYSPARK_SUBMIT_ARGS", None)
+    builder = SparkSession.builder.master("local[2]").appName(app_name)
+    settings = {"spark.jars": ",".join(str(j) for j in jars), **conf, **local_settings(work)}
     for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
