@@ -103,6 +103,31 @@ def test_tables_are_matched_by_name(spark: Any, orders: Any) -> None:
         spark.sql("DROP TABLE IF EXISTS quality_orders")
 
 
+def test_v2_writes_are_checked(spark: Any, orders: Any) -> None:
+    """``df.writeTo(table)``: the table is known before the writer is configured; its writes are checked
+    (the session catalog's tables take ``create``; appends need a V2 catalog, as Iceberg's)."""
+    tables = ("quality_v2", "quality_v2_plain", "quality_v2_other")
+    for table in tables:
+        spark.sql(f"DROP TABLE IF EXISTS {table}")
+    try:
+        with checking(DataQuality({"default.quality_v2": [not_null("amount"), row_count(min=1)]})) as run:
+            checked_jobs = _jobs(spark, "v2", lambda: orders.writeTo("quality_v2").using("parquet").create())
+            orders.writeTo("quality_v2_other").using("parquet").create()  # not checked
+        plain = orders.writeTo("quality_v2_plain").using("parquet")
+        plain_jobs = _jobs(spark, "v2_plain", plain.create)
+        assert run is not None
+        (write,) = run.writes
+        nulls = orders.filter("amount IS NULL").count()
+        assert (write.target, write.observed["rowCount"]) == ("quality_v2", 300)
+        assert write.observed["rowCount"] - write.observed["amount.count"] == nulls > 0
+        assert [v.status for v in write.verdicts] == ["fail", "pass"]
+        assert checked_jobs == plain_jobs
+        assert spark.table("quality_v2").count() == 300
+    finally:
+        for table in tables:
+            spark.sql(f"DROP TABLE IF EXISTS {table}")
+
+
 def test_unchecked_writes_and_writes_after_the_task_run_untouched(
     spark: Any, orders: Any, tmp_path: Path
 ) -> None:
@@ -128,3 +153,19 @@ def test_checks_over_spark_connect(connect_spark: Any, tmp_path: Path) -> None:
         ("between_id", "pass"),
     ]
     assert connect_spark.read.parquet(str(target)).count() == 100
+
+
+def test_v2_writes_are_checked_over_spark_connect(connect_spark: Any) -> None:
+    frame = connect_spark.range(0, 50).selectExpr("id", "IF(id < 5, NULL, id) AS v")
+    connect_spark.sql("DROP TABLE IF EXISTS quality_connect_v2")
+    try:
+        with checking(DataQuality({"quality_connect_v2": [not_null("v"), row_count(max=10)]})) as run:
+            frame.writeTo("quality_connect_v2").using("parquet").create()
+        assert run is not None
+        (write,) = run.writes
+        assert (write.observed["rowCount"], write.observed["v.count"]) == (50, 45)
+        verdicts = [(v.check.name, v.status) for v in write.verdicts]
+        assert verdicts == [("not_null_v", "fail"), ("row_count", "fail")]
+        assert connect_spark.table("quality_connect_v2").count() == 50
+    finally:
+        connect_spark.sql("DROP TABLE IF EXISTS quality_connect_v2")
