@@ -169,3 +169,61 @@ def test_v2_writes_are_checked_over_spark_connect(connect_spark: Any) -> None:
         assert connect_spark.table("quality_connect_v2").count() == 50
     finally:
         connect_spark.sql("DROP TABLE IF EXISTS quality_connect_v2")
+
+
+def test_the_tasks_own_observations_become_the_outputs_metrics(
+    spark: Any, orders: Any, tmp_path: Path
+) -> None:
+    """``df.observe(...)`` in the task's own code, without ``data_quality=``: the written dataset gets a
+    ``dataQualityMetrics`` facet from the values Spark observed while writing (names by the convention
+    of :mod:`lineage_operators.quality.metrics`); a metric outside it is dropped; the checks' own
+    observation is not reported twice."""
+    from pyspark.sql import functions as F
+    from spark_helpers import get, run_captured
+
+    target = tmp_path / "observed"
+    observed = orders.observe(
+        "orders_quality",
+        F.count(F.lit(1)).alias("rowCount"),
+        F.sum(F.col("amount").isNull().cast("int")).alias("amount.nullCount"),
+        F.min("amount").alias("amount.min"),
+        F.max("amount").alias("amount.max"),
+        F.sum("id").alias("id.sum"),
+        F.count("customer").alias("not_a_convention"),
+    )
+
+    def body() -> None:
+        with checking(DataQuality({str(tmp_path / "other"): [row_count(min=1)]})):
+            observed.write.parquet(str(target))
+            orders.write.parquet(str(tmp_path / "other"))
+
+    _, result = run_captured(spark, body)
+    facet = get(result.outputs, target).facets["dataQualityMetrics"]
+    stats = orders.selectExpr("min(amount) AS lo", "max(amount) AS hi", "sum(id) AS total").first()
+    nulls = orders.filter("amount IS NULL").count()
+    assert facet.rowCount == 300
+    assert facet.columnMetrics["amount"].nullCount == nulls > 0
+    assert (facet.columnMetrics["amount"].min, facet.columnMetrics["amount"].max) == (stats.lo, stats.hi)
+    assert facet.columnMetrics["id"].sum == stats.total
+    assert set(facet.columnMetrics) == {"amount", "id"}
+    assert "dataQualityMetrics" not in get(result.outputs, tmp_path / "other").facets  # the checks' own
+
+
+def test_the_tasks_own_observations_over_spark_connect(connect_spark: Any, tmp_path: Path) -> None:
+    """The same over Spark Connect: the server sends the observed values with the write's responses."""
+    from pyspark.sql.connect import functions as CF
+    from spark_helpers import get, run_captured
+
+    frame = connect_spark.range(0, 100).selectExpr("id", "IF(id % 10 = 0, NULL, id * 1.5) AS v")
+    target = tmp_path / "connect_observed"
+    observed = frame.observe(
+        "connect_quality",
+        CF.count(CF.lit(1)).alias("rowCount"),
+        CF.sum(CF.col("v").isNull().cast("int")).alias("v.nullCount"),
+        CF.max("v").alias("v.max"),
+    )
+    _, result = run_captured(connect_spark, lambda: observed.write.parquet(str(target)))
+    facet = get(result.outputs, target).facets["dataQualityMetrics"]
+    assert facet.rowCount == 100
+    assert facet.columnMetrics["v"].nullCount == 10
+    assert facet.columnMetrics["v"].max == 99 * 1.5

@@ -217,6 +217,38 @@ def test_metric_names_map_to_the_facet_fields() -> None:
 # -- facets, in one event that must pass the official schemas ------------------------------------
 
 
+def test_the_tasks_own_observations_merge_without_the_checks() -> None:
+    from lineage_operators.quality.metrics import CHECKS_OBSERVATION_PREFIX, observed_metrics
+
+    metrics, dropped = observed_metrics(
+        {
+            "orders": {"rowCount": 10, "amount.max": 3.5, "note": "x"},
+            "more": {"amount.min": 1, "rowCount": 12},
+            f"{CHECKS_OBSERVATION_PREFIX}4": {"rowCount": 99, "id.count": 99},
+        }
+    )
+    assert metrics.dataset == {"rowCount": 12}  # the last observation's value wins
+    assert metrics.columns == {"amount": {"max": 3.5, "min": 1}}
+    assert dropped == ["note"]
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        (None, {}),
+        ("", {}),
+        ('q\x1f{"rowCount":3,"a.max":2.5}', {"q": {"rowCount": 3, "a.max": 2.5}}),
+        ('q\x1f{"rowCount":3}\x1dr\x1f{"b.sum":7}', {"q": {"rowCount": 3}, "r": {"b.sum": 7}}),
+        ('q\x1fnot json\x1dr\x1f{"b.sum":7}', {"r": {"b.sum": 7}}),
+        ("q", {}),
+    ],
+)
+def test_observed_values_are_read_from_the_jvm_text(text: str | None, values: dict[str, Any]) -> None:
+    from lineage_operators.spark.plan.batch import observed_values
+
+    assert observed_values(text) == values
+
+
 def test_facets_pass_the_openlineage_schemas() -> None:
     from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
     from openlineage.client.serde import Serde

@@ -29,6 +29,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.quality.checks import Check, Verdict, observation_aggregates
+from lineage_operators.quality.metrics import CHECKS_OBSERVATION_PREFIX
 from lineage_operators.quality.spec import DataQuality
 
 log = get_logger(__name__)
@@ -302,7 +303,7 @@ def _plan_observed_write(
 
 def _observed_frame(frame: Any, aggregates: Mapping[str, str]) -> tuple[Any, Any, Any]:
     """(``frame`` observed with the aggregates, the observation, the classic session or None)."""
-    name = f"lineage_quality_{next(_names)}"
+    name = f"{CHECKS_OBSERVATION_PREFIX}{next(_names)}"
     observation: Any
     if hasattr(frame, "_jdf"):  # classic
         from pyspark.sql import functions as F

@@ -58,6 +58,8 @@ class _Acc:
     hive_table: bool = False
     version: str | None = None  # datasetVersion, the last one read or written
     catalog_facts: Any = None  # an Iceberg table's catalog (spark/iceberg_catalogs.CatalogFacts)
+    #: outputs: the values of the writes' observations, by observation name (the last write's win)
+    observed: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _names(rel: RelationFacts) -> list[DatasetName]:
@@ -129,6 +131,8 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
         acc.version = rel.version or acc.version
         acc.catalog_facts = rel.catalog_facts or acc.catalog_facts
         acc.file_format = rel.file_format or acc.file_format
+        if output and rel.observed:
+            acc.observed.update(rel.observed)
         if output and rel.lifecycle:
             acc.lifecycle = rel.lifecycle
             acc.previous = _previous(rel, name)
@@ -241,6 +245,10 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
             )
             if stats is not None:
                 dataset.output_facets["outputStatistics"] = stats
+        if acc.observed:
+            observed = _facet(acc, "dataQualityMetrics", lambda: _observed_metrics(acc))
+            if observed is not None:
+                dataset.facets["dataQualityMetrics"] = observed
     elif acc.has_stats:
         totals: tuple[int | None, ...] = (None, None, None)
         for part in acc.parts.values():  # what each distinct location read is, summed
@@ -249,6 +257,17 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
         if read is not None:
             dataset.input_facets["inputStatistics"] = read
     return dataset
+
+
+def _observed_metrics(acc: _Acc) -> Any:
+    """The ``dataQualityMetrics`` facet of the task's own observations of a written dataset, or None."""
+    from lineage_operators.quality.facets import metrics_facet
+    from lineage_operators.quality.metrics import observed_metrics
+
+    metrics, dropped = observed_metrics(acc.observed)
+    if dropped:
+        log.debug("lineage capture: observed metrics with no facet field: %s", ", ".join(sorted(dropped)))
+    return metrics_facet(metrics, as_input=False) if metrics else None
 
 
 def _datasets(accs: dict[DatasetName, _Acc], output: bool, ctx: NamingContext) -> list[LineageDataset]:

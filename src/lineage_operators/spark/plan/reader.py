@@ -33,7 +33,13 @@ from lineage_operators.spark.jvm.text import SEP3, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.execution_ids import query_key
 from lineage_operators.spark.listen.execution_queue import QueuedReply
-from lineage_operators.spark.plan.batch import REPLY_IN_FILE, ExecutionRead, batch_reader, parse
+from lineage_operators.spark.plan.batch import (
+    REPLY_IN_FILE,
+    ExecutionRead,
+    batch_reader,
+    observed_values,
+    parse,
+)
 from lineage_operators.spark.plan.command_table import BY_CLASS
 from lineage_operators.spark.plan.commands import _NOT_FETCHED, CommandOutputs, _build_root_fn
 from lineage_operators.spark.plan.leaves import (
@@ -161,6 +167,10 @@ class PlanReader(CommandOutputs):
             facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
         if any(rel.location or rel.table for rel in facts.inputs):
             apply_relation_stats(got.stats_text, facts.inputs)
+        if got.observed_text and facts.outputs:
+            observed = observed_values(got.observed_text)
+            for rel in facts.outputs:
+                rel.observed = observed
         if facts.outputs and self._columns is not None:  # the writer takes the plan JVM-side
             facts.column_lineage = self._columns.read(
                 plan, facts.inputs, got.query_facts, execution=qe, rendered=got.plan_json
@@ -198,6 +208,10 @@ class PlanReader(CommandOutputs):
         facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
         if any(rel.location or rel.table for rel in facts.inputs):
             read_relation_stats(self._t, leaves, facts.inputs)
+        if succeeded and facts.outputs:
+            observed = _observed_steps(qe)
+            for rel in facts.outputs:
+                rel.observed = observed or None
         if facts.outputs and self._columns is not None:
             facts.column_lineage = self._columns.read(plan, facts.inputs)
         self._remember_tables(facts)
@@ -207,6 +221,25 @@ class PlanReader(CommandOutputs):
         for rel in (*facts.inputs, *facts.outputs):
             if rel.table is not None and rel.lifecycle != "DROP":
                 self.tables.remember(rel.table, rel.location, rel.provider)
+
+
+def _observed_steps(qe: Any) -> dict[str, dict[str, Any]]:
+    """The observations' values read through py4j (one call when there are none)."""
+    import json
+
+    try:
+        values = qe.observedMetrics()
+        if values.isEmpty():
+            return {}
+        observed: dict[str, dict[str, Any]] = {}
+        entries = values.iterator()
+        while entries.hasNext():
+            entry = entries.next()
+            observed[str(entry._1())] = json.loads(entry._2().json())
+        return observed
+    except Exception as exc:
+        log.debug("lineage capture: observations not read: %s", describe(exc))
+        return {}
 
 
 def _needs_plan(cls: str) -> bool:

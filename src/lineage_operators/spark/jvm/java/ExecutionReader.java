@@ -100,14 +100,15 @@ public class ExecutionReader {
      * the root record, the distinct leaf records (RSEP), the distinct schema records (RSEP; empty
      * when no leaf has a schema), the distinct statistics records (RSEP), "1" when a leaf is a
      * LogicalRDD, the written query's facts (NONE without column lineage), the write metrics text
-     * (NONE when not read). A String when short, else a StringBuilder.
+     * (NONE when not read), the observations' values (NONE without any). A String when short, else a
+     * StringBuilder.
      */
     public Object read(QueryExecution qe, boolean succeeded) {
         return read(qe, succeeded, 0, null);
     }
 
     /**
-     * As above, plus a tenth part when the written query's compact plan JSON was asked for
+     * As above, plus an eleventh part when the written query's compact plan JSON was asked for
      * ({@code maxLeafColumns} > 0): "=" and the JSON when its leaves have at most that many
      * columns, else NONE. A reply too long for one py4j segment is written to {@code path} (when
      * given and writable) and "@" returned.
@@ -170,7 +171,8 @@ public class ExecutionReader {
         out.append(PART).append(anyRdd ? "1" : "0").append(PART);
         String facts = queryFacts == null ? NONE : String.valueOf(queryFacts.apply(plan));
         out.append(facts).append(PART);
-        out.append(succeeded && withMetrics.contains(cls) ? metrics(qe) : NONE);
+        out.append(succeeded && withMetrics.contains(cls) ? metrics(qe) : NONE).append(PART);
+        out.append(succeeded ? observed(qe) : NONE);
         if (maxLeafColumns > 0) {
             boolean query = facts.length() > 0 && !facts.startsWith(NONE);
             StringBuilder json = query ? planJson(plan, leaves, maxLeafColumns) : null;
@@ -493,6 +495,31 @@ public class ExecutionReader {
     }
 
     /** The metrics text of the write node of the executed plan (statistics.write_metrics_text). */
+    /**
+     * The values of the execution's observations (Dataset.observe): name SEP the row as JSON, RSEP
+     * between them; NONE without any. Spark collected them while the job ran: reading them here is a
+     * walk of the executed plan, no job.
+     */
+    private static String observed(QueryExecution qe) {
+        try {
+            scala.collection.Map values = qe.observedMetrics();
+            if (values.isEmpty()) {
+                return NONE;
+            }
+            ArrayList records = new ArrayList();
+            scala.collection.Iterator it = values.iterator();
+            while (it.hasNext()) {
+                scala.Tuple2 entry = (scala.Tuple2) it.next();
+                records.add(entry._1() + SEP + ((org.apache.spark.sql.Row) entry._2()).json());
+            }
+            StringBuilder out = new StringBuilder();
+            join(out, records);
+            return out.toString();
+        } catch (Throwable e) {
+            return NONE;  // no observations read: the outputs get no observed metrics
+        }
+    }
+
     private String metrics(QueryExecution qe) {
         try {
             Object node = qe.executedPlan();
