@@ -177,11 +177,16 @@ def test_the_tasks_own_observations_become_the_outputs_metrics(
     """``df.observe(...)`` in the task's own code, without ``data_quality=``: the written dataset gets a
     ``dataQualityMetrics`` facet from the values Spark observed while writing (names by the convention
     of :mod:`lineage_operators.quality.metrics`); a metric outside it is dropped; the checks' own
-    observation is not reported twice."""
+    observation is not reported twice; an observation made on a read below a filter is the input's."""
     from pyspark.sql import functions as F
     from spark_helpers import get, run_captured
 
     target = tmp_path / "observed"
+    source = tmp_path / "orders_source"
+    orders.write.parquet(str(source))
+    read_observed = spark.read.parquet(str(source)).observe(  # on the read, below a filter: the input's
+        "read_quality", F.count(F.lit(1)).alias("rowCount"), F.max("id").alias("id.max")
+    )
     observed = orders.observe(
         "orders_quality",
         F.count(F.lit(1)).alias("rowCount"),
@@ -196,6 +201,7 @@ def test_the_tasks_own_observations_become_the_outputs_metrics(
         with checking(DataQuality({str(tmp_path / "other"): [row_count(min=1)]})):
             observed.write.parquet(str(target))
             orders.write.parquet(str(tmp_path / "other"))
+            read_observed.where("id > 250").write.parquet(str(tmp_path / "filtered"))
 
     _, result = run_captured(spark, body)
     facet = get(result.outputs, target).facets["dataQualityMetrics"]
@@ -207,6 +213,9 @@ def test_the_tasks_own_observations_become_the_outputs_metrics(
     assert facet.columnMetrics["id"].sum == stats.total
     assert set(facet.columnMetrics) == {"amount", "id"}
     assert "dataQualityMetrics" not in get(result.outputs, tmp_path / "other").facets  # the checks' own
+    on_read = get(result.inputs, source).input_facets["dataQualityMetrics"]
+    assert (on_read.rowCount, on_read.columnMetrics["id"].max) == (300, 300)
+    assert "dataQualityMetrics" not in get(result.outputs, tmp_path / "filtered").facets
 
 
 def test_the_tasks_own_observations_over_spark_connect(connect_spark: Any, tmp_path: Path) -> None:

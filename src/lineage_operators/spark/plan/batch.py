@@ -167,23 +167,54 @@ def parse(text: str | None, with_plan: bool = False) -> ExecutionRead | None:
     )
 
 
-def observed_values(text: str | None) -> dict[str, dict[str, Any]]:
-    """The values of each observation in ``text`` (name SEP the row as JSON, RSEP between them), by
-    observation name. Pure; an unreadable record is skipped with a debug line."""
+@dataclass(frozen=True)
+class Observation:
+    """What one of the execution's observations (``Dataset.observe``) collected."""
+
+    name: str
+    values: dict[str, Any]
+    #: the first output attribute id of the read it was made on, below a filter, join or aggregate
+    #: (its values describe the rows read); None: it describes the rows written
+    read_expr_id: int | None = None
+
+
+def observed_values(text: str | None) -> list[Observation]:
+    """The observations in ``text`` (per observation: name SEP the row as JSON SEP the read's
+    attribute id or nothing; RSEP between them). Pure; an unreadable record is skipped."""
     import json
 
-    observed: dict[str, dict[str, Any]] = {}
+    observed: list[Observation] = []
     for record in split_records(text):
-        if len(record) != 2 or not record[0]:
+        if len(record) < 2 or not record[0]:
             continue
         try:
             row = json.loads(record[1] or "")
         except ValueError:
             log.debug("lineage capture: unreadable values of observation %s", record[0])
             continue
+        read = record[2] if len(record) > 2 else None
         if isinstance(row, dict):
-            observed[record[0]] = row
+            observed.append(Observation(record[0], row, int(read) if read and read.isdigit() else None))
     return observed
 
 
-__all__ = ["REPLY_IN_FILE", "ExecutionRead", "batch_reader", "observed_values", "parse"]
+def attach_observed(observations: list[Observation], inputs: list[Any], outputs: list[Any]) -> None:
+    """Give each observation's values to the read it was made on (when that read is among
+    ``inputs``, by attribute id), else to every output (``RelationFacts.observed``). Pure."""
+    for observation in observations:
+        targets = outputs
+        if observation.read_expr_id is not None:
+            targets = [r for r in inputs if observation.read_expr_id in r.expr_ids] or outputs
+        for rel in targets:
+            rel.observed = {**(rel.observed or {}), observation.name: observation.values}
+
+
+__all__ = [
+    "REPLY_IN_FILE",
+    "ExecutionRead",
+    "Observation",
+    "attach_observed",
+    "batch_reader",
+    "observed_values",
+    "parse",
+]

@@ -36,6 +36,8 @@ from lineage_operators.spark.listen.execution_queue import QueuedReply
 from lineage_operators.spark.plan.batch import (
     REPLY_IN_FILE,
     ExecutionRead,
+    Observation,
+    attach_observed,
     batch_reader,
     observed_values,
     parse,
@@ -167,10 +169,8 @@ class PlanReader(CommandOutputs):
             facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
         if any(rel.location or rel.table for rel in facts.inputs):
             apply_relation_stats(got.stats_text, facts.inputs)
-        if got.observed_text and facts.outputs:
-            observed = observed_values(got.observed_text)
-            for rel in facts.outputs:
-                rel.observed = observed
+        if got.observed_text:
+            attach_observed(observed_values(got.observed_text), facts.inputs, facts.outputs)
         if facts.outputs and self._columns is not None:  # the writer takes the plan JVM-side
             facts.column_lineage = self._columns.read(
                 plan, facts.inputs, got.query_facts, execution=qe, rendered=got.plan_json
@@ -208,10 +208,8 @@ class PlanReader(CommandOutputs):
         facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
         if any(rel.location or rel.table for rel in facts.inputs):
             read_relation_stats(self._t, leaves, facts.inputs)
-        if succeeded and facts.outputs:
-            observed = _observed_steps(qe)
-            for rel in facts.outputs:
-                rel.observed = observed or None
+        if succeeded:
+            attach_observed(_observed_steps(qe), facts.inputs, facts.outputs)
         if facts.outputs and self._columns is not None:
             facts.column_lineage = self._columns.read(plan, facts.inputs)
         self._remember_tables(facts)
@@ -223,23 +221,60 @@ class PlanReader(CommandOutputs):
                 self.tables.remember(rel.table, rel.location, rel.provider)
 
 
-def _observed_steps(qe: Any) -> dict[str, dict[str, Any]]:
-    """The observations' values read through py4j (one call when there are none)."""
+#: Plan nodes that pass every row of their child on (as ``KEEPS_ROWS`` in ExecutionReader.java).
+_KEEPS_ROWS = frozenset(
+    {
+        "Project",
+        "SubqueryAlias",
+        "Sort",
+        "Repartition",
+        "RepartitionByExpression",
+        "View",
+        "CollectMetrics",
+        "ResolvedHint",
+    }
+)
+
+
+def _observed_steps(qe: Any) -> list[Observation]:
+    """The observations read through py4j, as ``ExecutionReader.observed`` reads them (one call
+    when there are none)."""
     import json
 
     try:
         values = qe.observedMetrics()
         if values.isEmpty():
-            return {}
-        observed: dict[str, dict[str, Any]] = {}
+            return []
+        reads: dict[str, int] = {}
+        plan = qe.analyzed()
+        command = plan.getClass().forName("org.apache.spark.sql.catalyst.plans.logical.Command")
+        _observed_reads(plan, command, reads, 0, changed=False)
+        observed: list[Observation] = []
         entries = values.iterator()
         while entries.hasNext():
             entry = entries.next()
-            observed[str(entry._1())] = json.loads(entry._2().json())
+            name = str(entry._1())
+            observed.append(Observation(name, json.loads(entry._2().json()), reads.get(name)))
         return observed
     except Exception as exc:
         log.debug("lineage capture: observations not read: %s", describe(exc))
-        return {}
+        return []
+
+
+def _observed_reads(node: Any, command: Any, found: dict[str, int], depth: int, *, changed: bool) -> None:
+    if depth > 200:
+        return
+    kind = node.getClass().getSimpleName()
+    if changed and kind == "CollectMetrics":
+        below = node.child()
+        while below.getClass().getSimpleName() in ("Project", "SubqueryAlias"):
+            below = below.children().head()
+        if below.children().isEmpty() and not below.output().isEmpty():
+            found[str(node.name())] = int(below.output().head().exprId().id())
+    below_changed = changed or not (kind in _KEEPS_ROWS or command.isInstance(node))
+    children = node.children().iterator()
+    while children.hasNext():
+        _observed_reads(children.next(), command, found, depth + 1, changed=below_changed)
 
 
 def _needs_plan(cls: str) -> bool:

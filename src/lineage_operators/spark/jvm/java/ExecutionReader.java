@@ -496,9 +496,12 @@ public class ExecutionReader {
 
     /** The metrics text of the write node of the executed plan (statistics.write_metrics_text). */
     /**
-     * The values of the execution's observations (Dataset.observe): name SEP the row as JSON, RSEP
-     * between them; NONE without any. Spark collected them while the job ran: reading them here is a
-     * walk of the executed plan, no job.
+     * The values of the execution's observations (Dataset.observe): per observation its name, the
+     * row as JSON and, when it sits on a read below a filter, join or aggregate (observedReads), the
+     * id of the read's first output attribute (else empty);
+     * SEP between fields, RSEP between observations; NONE without any. Spark collected the values
+     * while the job ran: reading them walks the executed plan (and, when there are some, the
+     * analyzed one), no job.
      */
     private static String observed(QueryExecution qe) {
         try {
@@ -506,17 +509,67 @@ public class ExecutionReader {
             if (values.isEmpty()) {
                 return NONE;
             }
+            HashMap onReads = new HashMap();
+            observedReads(qe.analyzed(), onReads, 0, false);
             ArrayList records = new ArrayList();
             scala.collection.Iterator it = values.iterator();
             while (it.hasNext()) {
                 scala.Tuple2 entry = (scala.Tuple2) it.next();
-                records.add(entry._1() + SEP + ((org.apache.spark.sql.Row) entry._2()).json());
+                Object read = onReads.get(entry._1());
+                records.add(entry._1() + SEP + ((org.apache.spark.sql.Row) entry._2()).json() + SEP
+                    + (read == null ? "" : read));
             }
             StringBuilder out = new StringBuilder();
             join(out, records);
             return out.toString();
         } catch (Throwable e) {
-            return NONE;  // no observations read: the outputs get no observed metrics
+            return NONE;  // no observations read: the datasets get no observed metrics
+        }
+    }
+
+    /** Plan nodes that pass every row of their child on (an observation below one saw the rows written). */
+    private static final String[] KEEPS_ROWS = {"Project", "SubqueryAlias", "Sort", "Repartition",
+        "RepartitionByExpression", "View", "CollectMetrics", "ResolvedHint"};
+
+    private static boolean keepsRows(Object node) {
+        String name = node.getClass().getSimpleName();
+        for (int i = 0; i < KEEPS_ROWS.length; i++) {
+            if (KEEPS_ROWS[i].equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Observation name -> the first output attribute id of the read it sits on (projections between
+     * them only), when a node above it changes the rows (a filter, a join, an aggregate, a count;
+     * not the write command): the values then describe the rows read, not the rows written.
+     */
+    private static void observedReads(Object node, HashMap found, int depth, boolean changed) {
+        if (depth > 200) {
+            return;
+        }
+        if (changed && node instanceof org.apache.spark.sql.catalyst.plans.logical.CollectMetrics) {
+            org.apache.spark.sql.catalyst.plans.logical.CollectMetrics collect =
+                (org.apache.spark.sql.catalyst.plans.logical.CollectMetrics) node;
+            Object below = collect.child();
+            while (below instanceof org.apache.spark.sql.catalyst.plans.logical.Project
+                    || below instanceof org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias) {
+                below = ((TreeNode) below).children().head();
+            }
+            scala.collection.Seq output = ((QueryPlan) below).output();
+            if (((TreeNode) below).children().isEmpty() && !output.isEmpty()) {
+                org.apache.spark.sql.catalyst.expressions.Attribute first =
+                    (org.apache.spark.sql.catalyst.expressions.Attribute) output.head();
+                found.put(collect.name(), String.valueOf(first.exprId().id()));
+            }
+        }
+        boolean below = changed
+            || !(keepsRows(node) || node instanceof org.apache.spark.sql.catalyst.plans.logical.Command);
+        scala.collection.Iterator children = ((TreeNode) node).children().iterator();
+        while (children.hasNext()) {
+            observedReads(children.next(), found, depth + 1, below);
         }
     }
 
