@@ -1,7 +1,7 @@
 """The one-call read of an execution (``jvm/java/ExecutionReader.java``) gives exactly the facts of
-the step-by-step read, execution by execution, over writes, reads, CTAS, inserts into tables,
-DDL, a failed query and a DataFrame over an RDD; and a count or a write costs the one round trip
-that takes it from the capture's queue."""
+the step-by-step read, execution by execution, over writes (one of an observed DataFrame), reads,
+CTAS, inserts into tables, DDL, a failed query and a DataFrame over an RDD; and a count or a write
+costs the one round trip that takes it from the capture's queue."""
 
 from __future__ import annotations
 
@@ -35,6 +35,8 @@ def _comparable(facts: Any) -> Any:
 
 
 def _workload(spark: Any, base: Path) -> None:
+    from pyspark.sql import functions as F
+
     source = str(base / "source")
     spark.range(50).selectExpr("id", "id % 5 AS k", "concat('n', id) AS name").write.mode(
         "overwrite"
@@ -45,6 +47,13 @@ def _workload(spark: Any, base: Path) -> None:
     frame.where("k = 1").selectExpr("id", "upper(name) AS name").write.mode("append").parquet(
         str(base / "out")
     )
+    frame.observe(
+        "parity_observed", F.count(F.lit(1)).alias("rowCount"), F.max("id").alias("id.max")
+    ).write.mode("overwrite").parquet(str(base / "observed"))
+    spark.read.parquet(source).observe("parity_read", F.count(F.lit(1)).alias("rowCount")).where(
+        "k = 2"
+    ).write.mode("overwrite").parquet(str(base / "observed_read"))
+    spark.read.parquet(source).observe("parity_count", F.count(F.lit(1)).alias("rowCount")).count()
     frame.groupBy("k").count().write.mode("overwrite").saveAsTable("batch_parity_t")
     spark.sql(f"INSERT INTO batch_parity_t SELECT k, count(*) FROM parquet.`{source}` GROUP BY k")
     spark.sql(f"SELECT * FROM batch_parity_t t JOIN parquet.`{source}` s ON t.k = s.k").collect()
@@ -74,6 +83,10 @@ def test_one_call_read_equals_step_by_step(spark: Any, tmp_path: Path, monkeypat
     assert len(pairs) >= 10
     for batched, stepped in pairs:
         assert batched == stepped
+    observed = [o["observed"] for b, _ in pairs if b is not None for o in b[7] if o["observed"]]
+    assert observed == [{"parity_observed": {"rowCount": 50, "id.max": 49}}]
+    on_reads = [i["observed"] for b, _ in pairs if b is not None for i in b[6] if i["observed"]]
+    assert on_reads == [{"parity_read": {"rowCount": 50}}, {"parity_count": {"rowCount": 50}}]
     written = [p for p in pairs if p[0] is not None and p[0][7]]
     assert len(written) >= 5
     assert any(p[0][8] is not None for p in written)  # column lineage compared

@@ -103,6 +103,31 @@ def test_tables_are_matched_by_name(spark: Any, orders: Any) -> None:
         spark.sql("DROP TABLE IF EXISTS quality_orders")
 
 
+def test_v2_writes_are_checked(spark: Any, orders: Any) -> None:
+    """``df.writeTo(table)``: the table is known before the writer is configured; its writes are checked
+    (the session catalog's tables take ``create``; appends need a V2 catalog, as Iceberg's)."""
+    tables = ("quality_v2", "quality_v2_plain", "quality_v2_other")
+    for table in tables:
+        spark.sql(f"DROP TABLE IF EXISTS {table}")
+    try:
+        with checking(DataQuality({"default.quality_v2": [not_null("amount"), row_count(min=1)]})) as run:
+            checked_jobs = _jobs(spark, "v2", lambda: orders.writeTo("quality_v2").using("parquet").create())
+            orders.writeTo("quality_v2_other").using("parquet").create()  # not checked
+        plain = orders.writeTo("quality_v2_plain").using("parquet")
+        plain_jobs = _jobs(spark, "v2_plain", plain.create)
+        assert run is not None
+        (write,) = run.writes
+        nulls = orders.filter("amount IS NULL").count()
+        assert (write.target, write.observed["rowCount"]) == ("quality_v2", 300)
+        assert write.observed["rowCount"] - write.observed["amount.count"] == nulls > 0
+        assert [v.status for v in write.verdicts] == ["fail", "pass"]
+        assert checked_jobs == plain_jobs
+        assert spark.table("quality_v2").count() == 300
+    finally:
+        for table in tables:
+            spark.sql(f"DROP TABLE IF EXISTS {table}")
+
+
 def test_unchecked_writes_and_writes_after_the_task_run_untouched(
     spark: Any, orders: Any, tmp_path: Path
 ) -> None:
@@ -128,3 +153,86 @@ def test_checks_over_spark_connect(connect_spark: Any, tmp_path: Path) -> None:
         ("between_id", "pass"),
     ]
     assert connect_spark.read.parquet(str(target)).count() == 100
+
+
+def test_v2_writes_are_checked_over_spark_connect(connect_spark: Any) -> None:
+    frame = connect_spark.range(0, 50).selectExpr("id", "IF(id < 5, NULL, id) AS v")
+    connect_spark.sql("DROP TABLE IF EXISTS quality_connect_v2")
+    try:
+        with checking(DataQuality({"quality_connect_v2": [not_null("v"), row_count(max=10)]})) as run:
+            frame.writeTo("quality_connect_v2").using("parquet").create()
+        assert run is not None
+        (write,) = run.writes
+        assert (write.observed["rowCount"], write.observed["v.count"]) == (50, 45)
+        verdicts = [(v.check.name, v.status) for v in write.verdicts]
+        assert verdicts == [("not_null_v", "fail"), ("row_count", "fail")]
+        assert connect_spark.table("quality_connect_v2").count() == 50
+    finally:
+        connect_spark.sql("DROP TABLE IF EXISTS quality_connect_v2")
+
+
+def test_the_tasks_own_observations_become_the_outputs_metrics(
+    spark: Any, orders: Any, tmp_path: Path
+) -> None:
+    """``df.observe(...)`` in the task's own code, without ``data_quality=``: the written dataset gets a
+    ``dataQualityMetrics`` facet from the values Spark observed while writing (names by the convention
+    of :mod:`lineage_operators.quality.metrics`); a metric outside it is dropped; the checks' own
+    observation is not reported twice; an observation made on a read below a filter is the input's."""
+    from pyspark.sql import functions as F
+    from spark_helpers import get, run_captured
+
+    target = tmp_path / "observed"
+    source = tmp_path / "orders_source"
+    orders.write.parquet(str(source))
+    read_observed = spark.read.parquet(str(source)).observe(  # on the read, below a filter: the input's
+        "read_quality", F.count(F.lit(1)).alias("rowCount"), F.max("id").alias("id.max")
+    )
+    observed = orders.observe(
+        "orders_quality",
+        F.count(F.lit(1)).alias("rowCount"),
+        F.sum(F.col("amount").isNull().cast("int")).alias("amount.nullCount"),
+        F.min("amount").alias("amount.min"),
+        F.max("amount").alias("amount.max"),
+        F.sum("id").alias("id.sum"),
+        F.count("customer").alias("not_a_convention"),
+    )
+
+    def body() -> None:
+        with checking(DataQuality({str(tmp_path / "other"): [row_count(min=1)]})):
+            observed.write.parquet(str(target))
+            orders.write.parquet(str(tmp_path / "other"))
+            read_observed.where("id > 250").write.parquet(str(tmp_path / "filtered"))
+
+    _, result = run_captured(spark, body)
+    facet = get(result.outputs, target).facets["dataQualityMetrics"]
+    stats = orders.selectExpr("min(amount) AS lo", "max(amount) AS hi", "sum(id) AS total").first()
+    nulls = orders.filter("amount IS NULL").count()
+    assert facet.rowCount == 300
+    assert facet.columnMetrics["amount"].nullCount == nulls > 0
+    assert (facet.columnMetrics["amount"].min, facet.columnMetrics["amount"].max) == (stats.lo, stats.hi)
+    assert facet.columnMetrics["id"].sum == stats.total
+    assert set(facet.columnMetrics) == {"amount", "id"}
+    assert "dataQualityMetrics" not in get(result.outputs, tmp_path / "other").facets  # the checks' own
+    on_read = get(result.inputs, source).input_facets["dataQualityMetrics"]
+    assert (on_read.rowCount, on_read.columnMetrics["id"].max) == (300, 300)
+    assert "dataQualityMetrics" not in get(result.outputs, tmp_path / "filtered").facets
+
+
+def test_the_tasks_own_observations_over_spark_connect(connect_spark: Any, tmp_path: Path) -> None:
+    """The same over Spark Connect: the server sends the observed values with the write's responses."""
+    from pyspark.sql.connect import functions as CF
+    from spark_helpers import get, run_captured
+
+    frame = connect_spark.range(0, 100).selectExpr("id", "IF(id % 10 = 0, NULL, id * 1.5) AS v")
+    target = tmp_path / "connect_observed"
+    observed = frame.observe(
+        "connect_quality",
+        CF.count(CF.lit(1)).alias("rowCount"),
+        CF.sum(CF.col("v").isNull().cast("int")).alias("v.nullCount"),
+        CF.max("v").alias("v.max"),
+    )
+    _, result = run_captured(connect_spark, lambda: observed.write.parquet(str(target)))
+    facet = get(result.outputs, target).facets["dataQualityMetrics"]
+    assert facet.rowCount == 100
+    assert facet.columnMetrics["v"].nullCount == 10
+    assert facet.columnMetrics["v"].max == 99 * 1.5

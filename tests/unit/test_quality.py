@@ -217,6 +217,66 @@ def test_metric_names_map_to_the_facet_fields() -> None:
 # -- facets, in one event that must pass the official schemas ------------------------------------
 
 
+def test_the_tasks_own_observations_merge_without_the_checks() -> None:
+    from lineage_operators.quality.metrics import CHECKS_OBSERVATION_PREFIX, observed_metrics
+
+    metrics, dropped = observed_metrics(
+        {
+            "orders": {"rowCount": 10, "amount.max": 3.5, "note": "x"},
+            "more": {"amount.min": 1, "rowCount": 12},
+            f"{CHECKS_OBSERVATION_PREFIX}4": {"rowCount": 99, "id.count": 99},
+        }
+    )
+    assert metrics.dataset == {"rowCount": 12}  # the last observation's value wins
+    assert metrics.columns == {"amount": {"max": 3.5, "min": 1}}
+    assert dropped == ["note"]
+
+
+@pytest.mark.parametrize(
+    ("text", "observed"),
+    [
+        (None, []),
+        ("", []),
+        ('q\x1f{"rowCount":3,"a.max":2.5}\x1f', [("q", {"rowCount": 3, "a.max": 2.5}, None)]),
+        (
+            'q\x1f{"rowCount":3}\x1f17\x1dr\x1f{"b.sum":7}',
+            [("q", {"rowCount": 3}, 17), ("r", {"b.sum": 7}, None)],
+        ),
+        ('q\x1fnot json\x1f\x1dr\x1f{"b.sum":7}\x1f', [("r", {"b.sum": 7}, None)]),
+        ("q", []),
+    ],
+)
+def test_observed_values_are_read_from_the_jvm_text(
+    text: str | None, observed: list[tuple[Any, ...]]
+) -> None:
+    from lineage_operators.spark.plan.batch import observed_values
+
+    assert [(o.name, o.values, o.read_expr_id) for o in observed_values(text)] == observed
+
+
+def test_an_observation_on_a_read_goes_to_that_input_else_to_the_outputs() -> None:
+    from lineage_operators.spark.facts import RelationFacts
+    from lineage_operators.spark.plan.batch import Observation, attach_observed
+
+    read, other = (
+        RelationFacts(location="/in", expr_ids=(4, 5)),
+        RelationFacts(location="/other", expr_ids=(9,)),
+    )
+    written = RelationFacts(location="/out")
+    attach_observed(
+        [
+            Observation("on_read", {"rowCount": 10}, 4),
+            Observation("lost_read", {"rowCount": 3}, 99),
+            Observation("on_write", {"rowCount": 2}),
+        ],
+        [read, other],
+        [written],
+    )
+    assert read.observed == {"on_read": {"rowCount": 10}}
+    assert other.observed is None
+    assert written.observed == {"lost_read": {"rowCount": 3}, "on_write": {"rowCount": 2}}
+
+
 def test_facets_pass_the_openlineage_schemas() -> None:
     from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
     from openlineage.client.serde import Serde

@@ -30,6 +30,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+#: The name of the observations the declared checks add (:mod:`.observe`): their metrics are reported
+#: with the checks, not again as the task's own observations.
+CHECKS_OBSERVATION_PREFIX = "lineage_quality_"
 DATASET_FIELDS = ("rowCount", "bytes", "fileCount")
 COUNT_FIELDS = ("nullCount", "distinctCount")
 NUMBER_FIELDS = ("count", "sum", "min", "max")
@@ -46,6 +49,16 @@ class DatasetMetrics:
 
     def __bool__(self) -> bool:
         return bool(self.dataset or self.columns)
+
+
+def observed_metrics(observations: Mapping[str, Mapping[str, Any]]) -> tuple[DatasetMetrics, list[str]]:
+    """:func:`dataset_metrics` of the task's own observations of one write (values by observation
+    name; the checks' own left out), merged: a metric observed twice keeps the last value."""
+    merged: dict[str, Any] = {}
+    for name, values in observations.items():
+        if not name.startswith(CHECKS_OBSERVATION_PREFIX):
+            merged.update(values)
+    return dataset_metrics(merged)
 
 
 def dataset_metrics(observed: Mapping[str, Any]) -> tuple[DatasetMetrics, list[str]]:

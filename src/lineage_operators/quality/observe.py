@@ -4,8 +4,12 @@ While a task with ``data_quality=`` runs, the DataFrame writers of pyspark (clas
 remember how they were configured (``format``, ``mode``, ``option``...). When a write's target (a
 path, or a table for ``saveAsTable``/``insertInto``) is one the checks name, the write runs instead
 on ``df.observe(observation, *aggregates)`` with the same configuration: Spark computes the checks'
-aggregates in the same job, as the rows go by (no second scan, no extra job). Writes to other
-targets, and every write once the task ends, run untouched.
+aggregates in the same job, as the rows go by (no second scan, no extra job). ``df.writeTo(table)``
+(the V2 writer) names its table before it is configured: when the table is checked, the writer is
+made on the observed DataFrame at once, and its write (``append``, ``overwrite``,
+``overwritePartitions``, ``create``, ``replace``, ``createOrReplace``) reads the values. Writes to
+other targets, and every write once the task ends, run untouched. SQL statements have no
+DataFrame to observe: ``spark.sql("INSERT ...")`` is not checked.
 
 A classic session hands an observation its values through the listener bus: they are read once
 the bus has delivered the write's end (bounded by the capture timeout), never by a blocking call;
@@ -25,6 +29,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.quality.checks import Check, Verdict, observation_aggregates
+from lineage_operators.quality.metrics import CHECKS_OBSERVATION_PREFIX
 from lineage_operators.quality.spec import DataQuality
 
 log = get_logger(__name__)
@@ -43,7 +48,10 @@ TERMINAL = {
     "saveAsTable": ("table", "name"),
     "insertInto": ("table", "tableName"),
 }
+#: The V2 writer's (``df.writeTo(table)``) methods that write.
+V2_TERMINAL = ("append", "overwrite", "overwritePartitions", "create", "replace", "createOrReplace")
 _CALLS = "_lineage_quality_calls"
+_FINISH = "_lineage_quality_finish"
 _OBSERVED = "_lineage_quality_observed"
 _names = itertools.count(1)
 _lock = threading.Lock()
@@ -168,7 +176,30 @@ def _install() -> bool:
                     setattr(cls, method, _observing(getattr(cls, method), method))
             cls._lineage_quality_patched = True
         installed = True
+    _install_v2()
     return installed
+
+
+def _install_v2() -> None:
+    """Patch ``DataFrame.writeTo`` and the V2 writers' terminal methods (classic and Connect) once."""
+    for module in ("pyspark.sql.classic.dataframe", "pyspark.sql.dataframe", "pyspark.sql.connect.dataframe"):
+        try:
+            frame = __import__(module, fromlist=["DataFrame"]).DataFrame
+        except Exception:  # no such module on this line, or no Connect client
+            continue
+        if "writeTo" in frame.__dict__ and not frame.__dict__.get("_lineage_quality_patched", False):
+            frame.writeTo = _observing_v2(frame.writeTo)
+            frame._lineage_quality_patched = True
+    for module in ("pyspark.sql.readwriter", "pyspark.sql.connect.readwriter"):
+        try:
+            writer = __import__(module, fromlist=["DataFrameWriterV2"]).DataFrameWriterV2
+        except Exception:
+            continue
+        if not writer.__dict__.get("_lineage_quality_patched", False):
+            for method in V2_TERMINAL:
+                if hasattr(writer, method):
+                    setattr(writer, method, _finishing(getattr(writer, method)))
+            writer._lineage_quality_patched = True
 
 
 def _recording(original: Callable[..., Any], method: str) -> Callable[..., Any]:
@@ -198,6 +229,59 @@ def _observing(original: Callable[..., Any], method: str) -> Callable[..., Any]:
     return write
 
 
+def _observing_v2(original: Callable[..., Any]) -> Callable[..., Any]:
+    def write_to(self: Any, table: str, *args: Any, **kwargs: Any) -> Any:
+        run = _active
+        if run is None:
+            return original(self, table, *args, **kwargs)
+        try:
+            found = run.checks_for("table", table) if isinstance(table, str) else None
+            if found is None:
+                return original(self, table, *args, **kwargs)
+            dataset, checks = found
+            observed, observation, session = _observed_frame(self, observation_aggregates(checks))
+        except Exception as error:
+            log.warning("data quality: the write's checks cannot be observed (%s); it runs unchecked", error)
+            return original(self, table, *args, **kwargs)
+        writer = original(observed, table, *args, **kwargs)
+        setattr(
+            writer, _FINISH, _finisher(run, dataset, table, checks, observation=observation, session=session)
+        )
+        return writer
+
+    write_to.__wrapped__ = original  # type: ignore[attr-defined]
+    return write_to
+
+
+def _finishing(original: Callable[..., Any]) -> Callable[..., Any]:
+    def write(self: Any, *args: Any, **kwargs: Any) -> Any:
+        result = original(self, *args, **kwargs)
+        finish = self.__dict__.pop(_FINISH, None)
+        if finish is not None:
+            finish()
+        return result
+
+    write.__wrapped__ = original  # type: ignore[attr-defined]
+    return write
+
+
+def _finisher(
+    run: QualityRun, dataset: str, target: str, checks: tuple[Check, ...], *, observation: Any, session: Any
+) -> Callable[[], None]:
+    """What a checked write does once it ran: read the observed values, judge, remember."""
+
+    def finish() -> None:
+        try:
+            values = _observed_values(observation, session, run.wait_s)
+            verdicts = [check.evaluate(values) for check in checks]
+            run.writes.append(CheckedWrite(dataset, target, values, verdicts))
+            _log_verdicts(dataset, verdicts)
+        except Exception as error:
+            log.warning("data quality: the checks of %s could not be read (%s)", dataset, error)
+
+    return finish
+
+
 def _plan_observed_write(
     run: QualityRun, writer: Any, method: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
 ) -> tuple[Any, Callable[[], None]] | None:
@@ -212,42 +296,40 @@ def _plan_observed_write(
     except Exception as error:
         log.warning("data quality: the write's checks cannot be observed (%s); it runs unchecked", error)
         return None
-
-    def finish() -> None:
-        try:
-            values = _observed_values(observation, session, run.wait_s)
-            verdicts = [check.evaluate(values) for check in checks]
-            run.writes.append(CheckedWrite(dataset, target[1], values, verdicts))
-            _log_verdicts(dataset, verdicts)
-        except Exception as error:
-            log.warning("data quality: the checks of %s could not be read (%s)", dataset, error)
-
-    return observed_writer, finish
+    return observed_writer, _finisher(
+        run, dataset, target[1], checks, observation=observation, session=session
+    )
 
 
-def _observed_writer(writer: Any, aggregates: Mapping[str, str]) -> tuple[Any, Any, Any]:
-    name = f"lineage_quality_{next(_names)}"
+def _observed_frame(frame: Any, aggregates: Mapping[str, str]) -> tuple[Any, Any, Any]:
+    """(``frame`` observed with the aggregates, the observation, the classic session or None)."""
+    name = f"{CHECKS_OBSERVATION_PREFIX}{next(_names)}"
     observation: Any
-    if hasattr(writer, "_jwrite"):  # classic
+    if hasattr(frame, "_jdf"):  # classic
         from pyspark.sql import functions as F
         from pyspark.sql.observation import Observation
 
         columns = [F.expr(sql).alias(metric) for metric, sql in aggregates.items()]
         observation = object.__new__(Observation)  # classic, even in a process in Connect mode
         observation.__init__(name)  # type: ignore[misc]
-        df = writer._df
-        observed = type(writer)(df.observe(observation, *columns))
-        session = df.sparkSession
-    else:  # Spark Connect: the writer holds the DataFrame's plan
-        from pyspark.sql.connect import functions as CF
-        from pyspark.sql.connect.dataframe import DataFrame as ConnectDataFrame
-        from pyspark.sql.connect.observation import Observation as ConnectObservation
+        return frame.observe(observation, *columns), observation, frame.sparkSession
+    from pyspark.sql.connect import functions as CF
+    from pyspark.sql.connect.observation import Observation as ConnectObservation
 
-        columns = [CF.expr(sql).alias(metric) for metric, sql in aggregates.items()]
-        observation = ConnectObservation(name)
-        frame = ConnectDataFrame(writer._df, writer._spark).observe(observation, *columns)
+    columns = [CF.expr(sql).alias(metric) for metric, sql in aggregates.items()]
+    observation = ConnectObservation(name)
+    return frame.observe(observation, *columns), observation, None
+
+
+def _observed_writer(writer: Any, aggregates: Mapping[str, str]) -> tuple[Any, Any, Any]:
+    if hasattr(writer, "_jwrite"):  # classic
+        frame, observation, session = _observed_frame(writer._df, aggregates)
+        observed = type(writer)(frame)
+    else:  # Spark Connect: the writer holds the DataFrame's plan
+        from pyspark.sql.connect.dataframe import DataFrame as ConnectDataFrame
+
+        frame, observation, session = _observed_frame(ConnectDataFrame(writer._df, writer._spark), aggregates)
         observed = type(writer)(frame._plan, frame._session, getattr(writer, "_callback", None))
-        session = None
     setattr(observed, _OBSERVED, True)
     for method, args, kwargs in getattr(writer, _CALLS, []):
         getattr(observed, method)(*args, **kwargs)

@@ -53,6 +53,8 @@ class RelationFacts:
     #: rows, bytes, files the table's current snapshot added (Iceberg): its statistics as an output
     written: tuple[int | None, int | None, int | None] | None = None
     written_version: str | None = None  # the table's current snapshot: the version it has as an output
+    #: the values of the writing execution's observations (``Dataset.observe``), by observation name
+    observed: dict[str, dict[str, Any]] | None = None
 
 
 @dataclass

@@ -58,6 +58,8 @@ class _Acc:
     hive_table: bool = False
     version: str | None = None  # datasetVersion, the last one read or written
     catalog_facts: Any = None  # an Iceberg table's catalog (spark/iceberg_catalogs.CatalogFacts)
+    #: the values of the observations made on it (``Dataset.observe``), by observation name (the last win)
+    observed: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _names(rel: RelationFacts) -> list[DatasetName]:
@@ -129,6 +131,8 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
         acc.version = rel.version or acc.version
         acc.catalog_facts = rel.catalog_facts or acc.catalog_facts
         acc.file_format = rel.file_format or acc.file_format
+        if rel.observed:
+            acc.observed.update(rel.observed)
         if output and rel.lifecycle:
             acc.lifecycle = rel.lifecycle
             acc.previous = _previous(rel, name)
@@ -248,7 +252,22 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
         read = _facet(acc, "inputStatistics", lambda: f.input_statistics_facet(*totals))
         if read is not None:
             dataset.input_facets["inputStatistics"] = read
+    if acc.observed:
+        observed = _facet(acc, "dataQualityMetrics", lambda: _observed_metrics(acc, output))
+        if observed is not None:  # a dataset facet of an output, an input facet of an input
+            (dataset.facets if output else dataset.input_facets)["dataQualityMetrics"] = observed
     return dataset
+
+
+def _observed_metrics(acc: _Acc, output: bool) -> Any:
+    """The ``dataQualityMetrics`` facet of the task's own observations of a dataset, or None."""
+    from lineage_operators.quality.facets import metrics_facet
+    from lineage_operators.quality.metrics import observed_metrics
+
+    metrics, dropped = observed_metrics(acc.observed)
+    if dropped:
+        log.debug("lineage capture: observed metrics with no facet field: %s", ", ".join(sorted(dropped)))
+    return metrics_facet(metrics, as_input=not output) if metrics else None
 
 
 def _datasets(accs: dict[DatasetName, _Acc], output: bool, ctx: NamingContext) -> list[LineageDataset]:

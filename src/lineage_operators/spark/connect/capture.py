@@ -12,7 +12,8 @@ How it works:
 
 * While the task runs, the interceptor (:mod:`~lineage_operators.spark.connect.interceptor`) hands over each
   ``ExecutePlanRequest`` (kept as is, nothing parsed, no server call) and watches its response stream for
-  ``result_complete`` (success) and ``metrics``.
+  ``result_complete`` (success), ``metrics`` and ``observed_metrics`` (what the action's observations
+  collected: :mod:`~lineage_operators.spark.connect.observed`).
 * Finished actions are resolved on a worker thread, beside the task's next actions: parse the
   protobuf (:mod:`~lineage_operators.spark.connect.plans`), the SQL text
   (:mod:`~lineage_operators.spark.connect.sql`), ask the server for schemas, input files and
@@ -113,6 +114,7 @@ class SparkConnectLineageCapture(PlanListener):
         self._operations: set[str] = set()
         self._completed: set[str] = set()
         self._statistics: dict[str, tuple[int | None, int | None, int | None]] = {}
+        self._observed: dict[str, dict[str, dict[str, Any]]] = {}
         self._facts: list[Any] = []
         self._state = "new"
         self._interceptor: Any = None
@@ -227,6 +229,10 @@ class SparkConnectLineageCapture(PlanListener):
         return owner is not None and verdict(marks_of_current_thread(), owner.tag) == "other"
 
     def on_response(self, operation_id: str, response: Any) -> None:
+        if len(response.observed_metrics):
+            from lineage_operators.spark.connect.observed import observed_values
+
+            self._observed.setdefault(operation_id, {}).update(observed_values(response))
         if response.HasField("result_complete"):
             self._completed.add(operation_id)
             if self._background:
@@ -350,6 +356,8 @@ class SparkConnectLineageCapture(PlanListener):
             if facts is not None:
                 facts.cost_ms = (time.perf_counter() - started) * 1000
                 self._add_statistics(facts, self._statistics.get(op))
+                for output in facts.outputs:
+                    output.observed = self._observed.get(op)
                 with self._lock:
                     self._facts.append(facts)
 

@@ -56,7 +56,11 @@ class _ObservedStream:
 
     def __next__(self) -> Any:
         response = next(self._iterator)
-        if response.HasField("metrics") or response.HasField("result_complete"):
+        if (
+            response.HasField("metrics")
+            or response.HasField("result_complete")
+            or len(response.observed_metrics)
+        ):
             self._owner.notify_response(self._operation_id, response)
         return response
 

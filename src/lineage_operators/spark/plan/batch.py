@@ -36,9 +36,9 @@ log = get_logger(__name__)
 
 SOURCE = "ExecutionReader.java"
 CLASS_NAME = "lineage_operators.ExecutionReader"
-_PARTS = 9
+_PARTS = 10
 #: With the write's plan part (``read`` with a leaf-column limit).
-_PARTS_WITH_PLAN = 10
+_PARTS_WITH_PLAN = 11
 #: The reply of a read given a file, when the reply is in the file.
 REPLY_IN_FILE = "@"
 #: Root commands whose output gets the write metrics (``CommandOutputs._with_stats``).
@@ -59,6 +59,8 @@ class ExecutionRead:
     has_logical_rdd: bool = False
     query_facts: str | None = None
     metrics_text: str | None = None
+    #: The values of the execution's observations (``Dataset.observe``): see :func:`observed_values`
+    observed_text: str | None = None
     #: The written query's compact plan JSON part ("=" and the JSON; None when not rendered)
     plan_json: str | None = None
 
@@ -130,7 +132,7 @@ def batch_reader(t: JvmTools) -> Any:
 
 def parse(text: str | None, with_plan: bool = False) -> ExecutionRead | None:
     """The reply of ``ExecutionReader.read``; None when it is not well formed (read step by step).
-    ``with_plan``: the read was asked for the written plan's part (its tenth)."""
+    ``with_plan``: the read was asked for the written plan's part (its eleventh)."""
     if text is None:
         return None
     parts = text.split(PART)
@@ -160,8 +162,59 @@ def parse(text: str | None, with_plan: bool = False) -> ExecutionRead | None:
         has_logical_rdd=parts[6] == "1",
         query_facts=parts[7],
         metrics_text=field(parts[8]),
-        plan_json=field(parts[9]) if with_plan else None,
+        observed_text=field(parts[9]),
+        plan_json=field(parts[10]) if with_plan else None,
     )
 
 
-__all__ = ["REPLY_IN_FILE", "ExecutionRead", "batch_reader", "parse"]
+@dataclass(frozen=True)
+class Observation:
+    """What one of the execution's observations (``Dataset.observe``) collected."""
+
+    name: str
+    values: dict[str, Any]
+    #: the first output attribute id of the read it was made on, below a filter, join or aggregate
+    #: (its values describe the rows read); None: it describes the rows written
+    read_expr_id: int | None = None
+
+
+def observed_values(text: str | None) -> list[Observation]:
+    """The observations in ``text`` (per observation: name SEP the row as JSON SEP the read's
+    attribute id or nothing; RSEP between them). Pure; an unreadable record is skipped."""
+    import json
+
+    observed: list[Observation] = []
+    for record in split_records(text):
+        if len(record) < 2 or not record[0]:
+            continue
+        try:
+            row = json.loads(record[1] or "")
+        except ValueError:
+            log.debug("lineage capture: unreadable values of observation %s", record[0])
+            continue
+        read = record[2] if len(record) > 2 else None
+        if isinstance(row, dict):
+            observed.append(Observation(record[0], row, int(read) if read and read.isdigit() else None))
+    return observed
+
+
+def attach_observed(observations: list[Observation], inputs: list[Any], outputs: list[Any]) -> None:
+    """Give each observation's values to the read it was made on (when that read is among
+    ``inputs``, by attribute id), else to every output (``RelationFacts.observed``). Pure."""
+    for observation in observations:
+        targets = outputs
+        if observation.read_expr_id is not None:
+            targets = [r for r in inputs if observation.read_expr_id in r.expr_ids] or outputs
+        for rel in targets:
+            rel.observed = {**(rel.observed or {}), observation.name: observation.values}
+
+
+__all__ = [
+    "REPLY_IN_FILE",
+    "ExecutionRead",
+    "Observation",
+    "attach_observed",
+    "batch_reader",
+    "observed_values",
+    "parse",
+]

@@ -33,7 +33,15 @@ from lineage_operators.spark.jvm.text import SEP3, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.execution_ids import query_key
 from lineage_operators.spark.listen.execution_queue import QueuedReply
-from lineage_operators.spark.plan.batch import REPLY_IN_FILE, ExecutionRead, batch_reader, parse
+from lineage_operators.spark.plan.batch import (
+    REPLY_IN_FILE,
+    ExecutionRead,
+    Observation,
+    attach_observed,
+    batch_reader,
+    observed_values,
+    parse,
+)
 from lineage_operators.spark.plan.command_table import BY_CLASS
 from lineage_operators.spark.plan.commands import _NOT_FETCHED, CommandOutputs, _build_root_fn
 from lineage_operators.spark.plan.leaves import (
@@ -161,6 +169,8 @@ class PlanReader(CommandOutputs):
             facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
         if any(rel.location or rel.table for rel in facts.inputs):
             apply_relation_stats(got.stats_text, facts.inputs)
+        if got.observed_text:
+            attach_observed(observed_values(got.observed_text), facts.inputs, facts.outputs)
         if facts.outputs and self._columns is not None:  # the writer takes the plan JVM-side
             facts.column_lineage = self._columns.read(
                 plan, facts.inputs, got.query_facts, execution=qe, rendered=got.plan_json
@@ -198,6 +208,8 @@ class PlanReader(CommandOutputs):
         facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
         if any(rel.location or rel.table for rel in facts.inputs):
             read_relation_stats(self._t, leaves, facts.inputs)
+        if succeeded:
+            attach_observed(_observed_steps(qe), facts.inputs, facts.outputs)
         if facts.outputs and self._columns is not None:
             facts.column_lineage = self._columns.read(plan, facts.inputs)
         self._remember_tables(facts)
@@ -207,6 +219,62 @@ class PlanReader(CommandOutputs):
         for rel in (*facts.inputs, *facts.outputs):
             if rel.table is not None and rel.lifecycle != "DROP":
                 self.tables.remember(rel.table, rel.location, rel.provider)
+
+
+#: Plan nodes that pass every row of their child on (as ``KEEPS_ROWS`` in ExecutionReader.java).
+_KEEPS_ROWS = frozenset(
+    {
+        "Project",
+        "SubqueryAlias",
+        "Sort",
+        "Repartition",
+        "RepartitionByExpression",
+        "View",
+        "CollectMetrics",
+        "ResolvedHint",
+    }
+)
+
+
+def _observed_steps(qe: Any) -> list[Observation]:
+    """The observations read through py4j, as ``ExecutionReader.observed`` reads them (one call
+    when there are none)."""
+    import json
+
+    try:
+        values = qe.observedMetrics()
+        if values.isEmpty():
+            return []
+        reads: dict[str, int] = {}
+        plan = qe.analyzed()
+        command = plan.getClass().forName("org.apache.spark.sql.catalyst.plans.logical.Command")
+        _observed_reads(plan, command, reads, 0, changed=False)
+        observed: list[Observation] = []
+        entries = values.iterator()
+        while entries.hasNext():
+            entry = entries.next()
+            name = str(entry._1())
+            observed.append(Observation(name, json.loads(entry._2().json()), reads.get(name)))
+        return observed
+    except Exception as exc:
+        log.debug("lineage capture: observations not read: %s", describe(exc))
+        return []
+
+
+def _observed_reads(node: Any, command: Any, found: dict[str, int], depth: int, *, changed: bool) -> None:
+    if depth > 200:
+        return
+    kind = node.getClass().getSimpleName()
+    if changed and kind == "CollectMetrics":
+        below = node.child()
+        while below.getClass().getSimpleName() in ("Project", "SubqueryAlias"):
+            below = below.children().head()
+        if below.children().isEmpty() and not below.output().isEmpty():
+            found[str(node.name())] = int(below.output().head().exprId().id())
+    below_changed = changed or not (kind in _KEEPS_ROWS or command.isInstance(node))
+    children = node.children().iterator()
+    while children.hasNext():
+        _observed_reads(children.next(), command, found, depth + 1, changed=below_changed)
 
 
 def _needs_plan(cls: str) -> bool:

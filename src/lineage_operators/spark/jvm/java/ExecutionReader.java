@@ -100,14 +100,15 @@ public class ExecutionReader {
      * the root record, the distinct leaf records (RSEP), the distinct schema records (RSEP; empty
      * when no leaf has a schema), the distinct statistics records (RSEP), "1" when a leaf is a
      * LogicalRDD, the written query's facts (NONE without column lineage), the write metrics text
-     * (NONE when not read). A String when short, else a StringBuilder.
+     * (NONE when not read), the observations' values (NONE without any). A String when short, else a
+     * StringBuilder.
      */
     public Object read(QueryExecution qe, boolean succeeded) {
         return read(qe, succeeded, 0, null);
     }
 
     /**
-     * As above, plus a tenth part when the written query's compact plan JSON was asked for
+     * As above, plus an eleventh part when the written query's compact plan JSON was asked for
      * ({@code maxLeafColumns} > 0): "=" and the JSON when its leaves have at most that many
      * columns, else NONE. A reply too long for one py4j segment is written to {@code path} (when
      * given and writable) and "@" returned.
@@ -170,7 +171,8 @@ public class ExecutionReader {
         out.append(PART).append(anyRdd ? "1" : "0").append(PART);
         String facts = queryFacts == null ? NONE : String.valueOf(queryFacts.apply(plan));
         out.append(facts).append(PART);
-        out.append(succeeded && withMetrics.contains(cls) ? metrics(qe) : NONE);
+        out.append(succeeded && withMetrics.contains(cls) ? metrics(qe) : NONE).append(PART);
+        out.append(succeeded ? observed(qe) : NONE);
         if (maxLeafColumns > 0) {
             boolean query = facts.length() > 0 && !facts.startsWith(NONE);
             StringBuilder json = query ? planJson(plan, leaves, maxLeafColumns) : null;
@@ -493,6 +495,84 @@ public class ExecutionReader {
     }
 
     /** The metrics text of the write node of the executed plan (statistics.write_metrics_text). */
+    /**
+     * The values of the execution's observations (Dataset.observe): per observation its name, the
+     * row as JSON and, when it sits on a read below a filter, join or aggregate (observedReads), the
+     * id of the read's first output attribute (else empty);
+     * SEP between fields, RSEP between observations; NONE without any. Spark collected the values
+     * while the job ran: reading them walks the executed plan (and, when there are some, the
+     * analyzed one), no job.
+     */
+    private static String observed(QueryExecution qe) {
+        try {
+            scala.collection.Map values = qe.observedMetrics();
+            if (values.isEmpty()) {
+                return NONE;
+            }
+            HashMap onReads = new HashMap();
+            observedReads(qe.analyzed(), onReads, 0, false);
+            ArrayList records = new ArrayList();
+            scala.collection.Iterator it = values.iterator();
+            while (it.hasNext()) {
+                scala.Tuple2 entry = (scala.Tuple2) it.next();
+                Object read = onReads.get(entry._1());
+                records.add(entry._1() + SEP + ((org.apache.spark.sql.Row) entry._2()).json() + SEP
+                    + (read == null ? "" : read));
+            }
+            StringBuilder out = new StringBuilder();
+            join(out, records);
+            return out.toString();
+        } catch (Throwable e) {
+            return NONE;  // no observations read: the datasets get no observed metrics
+        }
+    }
+
+    /** Plan nodes that pass every row of their child on (an observation below one saw the rows written). */
+    private static final String[] KEEPS_ROWS = {"Project", "SubqueryAlias", "Sort", "Repartition",
+        "RepartitionByExpression", "View", "CollectMetrics", "ResolvedHint"};
+
+    private static boolean keepsRows(Object node) {
+        String name = node.getClass().getSimpleName();
+        for (int i = 0; i < KEEPS_ROWS.length; i++) {
+            if (KEEPS_ROWS[i].equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Observation name -> the first output attribute id of the read it sits on (projections between
+     * them only), when a node above it changes the rows (a filter, a join, an aggregate, a count;
+     * not the write command): the values then describe the rows read, not the rows written.
+     */
+    private static void observedReads(Object node, HashMap found, int depth, boolean changed) {
+        if (depth > 200) {
+            return;
+        }
+        if (changed && node instanceof org.apache.spark.sql.catalyst.plans.logical.CollectMetrics) {
+            org.apache.spark.sql.catalyst.plans.logical.CollectMetrics collect =
+                (org.apache.spark.sql.catalyst.plans.logical.CollectMetrics) node;
+            Object below = collect.child();
+            while (below instanceof org.apache.spark.sql.catalyst.plans.logical.Project
+                    || below instanceof org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias) {
+                below = ((TreeNode) below).children().head();
+            }
+            scala.collection.Seq output = ((QueryPlan) below).output();
+            if (((TreeNode) below).children().isEmpty() && !output.isEmpty()) {
+                org.apache.spark.sql.catalyst.expressions.Attribute first =
+                    (org.apache.spark.sql.catalyst.expressions.Attribute) output.head();
+                found.put(collect.name(), String.valueOf(first.exprId().id()));
+            }
+        }
+        boolean below = changed
+            || !(keepsRows(node) || node instanceof org.apache.spark.sql.catalyst.plans.logical.Command);
+        scala.collection.Iterator children = ((TreeNode) node).children().iterator();
+        while (children.hasNext()) {
+            observedReads(children.next(), found, depth + 1, below);
+        }
+    }
+
     private String metrics(QueryExecution qe) {
         try {
             Object node = qe.executedPlan();
