@@ -6,6 +6,9 @@ from typing import Any
 
 from lineage_operators.model import LineageDataset
 
+#: The Spark catalog of the REST catalog server (conftest's ``rest_catalog``).
+REST_CATALOG = "rest"
+
 
 def snapshots(spark: Any, table: str) -> list[int]:
     """The table's snapshot ids, oldest first, as Iceberg's ``snapshots`` metadata table lists them."""
