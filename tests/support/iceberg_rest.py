@@ -29,14 +29,18 @@ START_TIMEOUT = 90.0
 
 
 def hadoop_jars() -> list[Path]:
-    """The hadoop-client jars of this process's pyspark (the server's ``Configuration`` and file system)."""
+    """The hadoop-client jars of this process's pyspark (the server's ``Configuration`` and file system),
+    with the commons-logging API Hadoop logs through (pyspark 3.5: commons-logging; 4.x: jcl-over-slf4j)."""
     import pyspark
 
     jars = Path(pyspark.__file__).parent / "jars"
     found = sorted(jars.glob("hadoop-client-api-*.jar")) + sorted(jars.glob("hadoop-client-runtime-*.jar"))
     if len(found) != 2:
         raise RuntimeError(f"pyspark's jars ({jars}) lack hadoop-client-api/-runtime: found {found}")
-    return found
+    logging = sorted(jars.glob("commons-logging-*.jar")) or sorted(jars.glob("jcl-over-slf4j-*.jar"))
+    if not logging:
+        raise RuntimeError(f"pyspark's jars ({jars}) have no commons-logging API for Hadoop")
+    return [*found, logging[0]]
 
 
 def java() -> str:
