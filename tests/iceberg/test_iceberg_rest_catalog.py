@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from iceberg_helpers import REST_CATALOG, added, catalog, latest, statistics, storage, symlinks, version
+from iceberg_helpers import (
+    REST_CATALOG,
+    added,
+    catalog,
+    commit_report,
+    latest,
+    statistics,
+    storage,
+    symlinks,
+    version,
+)
 from tests.spark.spark_helpers import captured, lifecycle, local, schema
 from tests.support.iceberg_rest import RestCatalog
 
@@ -38,11 +48,15 @@ def test_rest_catalog_create_insert_ctas_read(spark: Any, rest_catalog: RestCata
     assert schema(inserted) == [("id", "long"), ("v", "string")]
     _table(inserted, rest_catalog, "shop.orders", latest(spark, orders))
     assert statistics(inserted) == added(spark, orders)
+    assert commit_report(inserted)["snapshotId"] == int(latest(spark, orders))
 
     ctas = captured(spark, lambda: spark.sql(f"CREATE TABLE {copy} AS SELECT id FROM {orders} WHERE id > 1"))
     (written,) = ctas.outputs
     assert lifecycle(written) == "CREATE"
     _table(written, rest_catalog, "shop.orders_copy", latest(spark, copy))
+    # its write runs as a nested append, which carries the statistics and the commit report
+    assert statistics(written) == added(spark, copy)
+    assert commit_report(written)["commitMetrics"]["addedRecords"] == 1
     (source,) = ctas.inputs
     _table(source, rest_catalog, "shop.orders", latest(spark, orders))
 
