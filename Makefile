@@ -149,7 +149,7 @@ test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed services
 ICEBERG_LINES := 3.5 4.0 4.1
 
 test-iceberg-%: .venv-spark-%/.installed services
-	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 tests/iceberg
+	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider -rs --durations=5 tests/iceberg
 
 test-iceberg: $(addprefix test-iceberg-,$(ICEBERG_LINES))
 

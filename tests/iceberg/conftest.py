@@ -16,11 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from iceberg_helpers import REST_CATALOG
+from tests.support.iceberg_rest import RestCatalog
 from tests.support.table_format_session import jvm_lacks, open_session
 
 pytest.importorskip("pyspark")
 
-#: The catalogs of the session: a Hadoop catalog, and Iceberg's SparkSessionCatalog as spark_catalog.
+#: The catalogs of the session: a Hadoop catalog, and Iceberg's SparkSessionCatalog as spark_catalog;
+#: a REST catalog joins them when a test asks for ``rest_catalog``.
 CATALOG = "ice"
 ICEBERG_CATALOG = "org.apache.iceberg.spark.SparkCatalog"
 
@@ -82,3 +85,26 @@ def spark(
         yield session
     finally:
         session.stop()
+
+
+@pytest.fixture(scope="session")
+def rest_catalog(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RestCatalog]:
+    """Iceberg's REST catalog test server (one per pytest process), registered in the session as the
+    catalog ``rest`` (``type=rest``, ``uri``): Spark loads a catalog at its first use, so it can be added
+    to the running session. A jar that cannot be fetched fails the tests."""
+    from tests.support.iceberg_rest import hadoop_jars
+    from tests.support.maven_jars import REST_SERVER_NAMES, JarUnavailable, fetch_all
+
+    try:
+        jars = fetch_all(REST_SERVER_NAMES)
+    except JarUnavailable as exc:
+        pytest.fail(f"the pinned Iceberg REST catalog server is unavailable: {exc}")
+    server = RestCatalog([*jars, *hadoop_jars()], tmp_path_factory.mktemp("iceberg-rest")).start()
+    prefix = f"spark.sql.catalog.{REST_CATALOG}"
+    spark.conf.set(prefix, ICEBERG_CATALOG)
+    spark.conf.set(f"{prefix}.type", "rest")
+    spark.conf.set(f"{prefix}.uri", server.uri)
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -6,6 +6,9 @@ from typing import Any
 
 from lineage_operators.model import LineageDataset
 
+#: The Spark catalog of the REST catalog server (conftest's ``rest_catalog``).
+REST_CATALOG = "rest"
+
 
 def snapshots(spark: Any, table: str) -> list[int]:
     """The table's snapshot ids, oldest first, as Iceberg's ``snapshots`` metadata table lists them."""
@@ -65,3 +68,29 @@ def column_sources(dataset: LineageDataset) -> dict[str, set[tuple[str, str, str
         }
         for name, field in facet.fields.items()
     }
+
+
+def commit_of(spark: Any, table: str) -> dict[str, Any]:
+    """What Iceberg itself says of the table's newest commit: snapshot id, sequence number,
+    operation and summary (``snapshots`` and ``metadata_log_entries`` metadata tables)."""
+    (row,) = spark.sql(
+        f"SELECT snapshot_id, operation, summary FROM {table}.snapshots ORDER BY committed_at DESC LIMIT 1"
+    ).collect()
+    (log,) = spark.sql(
+        f"SELECT latest_sequence_number FROM {table}.metadata_log_entries "
+        f"WHERE latest_snapshot_id = {row.snapshot_id} LIMIT 1"
+    ).collect()
+    return {
+        "snapshotId": row.snapshot_id,
+        "sequenceNumber": log.latest_sequence_number,
+        "operation": row.operation,
+        "summary": dict(row.summary),
+    }
+
+
+def commit_report(dataset: LineageDataset) -> dict[str, Any] | None:
+    """The ``icebergCommitReport`` output facet as it is serialized into an event."""
+    from openlineage.client.serde import Serde
+
+    facet = dataset.output_facets.get("icebergCommitReport")
+    return Serde.to_dict(facet) if facet is not None else None

@@ -30,14 +30,17 @@ class Artifact:
     artifact: str
     version: str
     sha256: str
+    classifier: str = ""
 
     @property
     def coordinates(self) -> str:
-        return f"{self.group}:{self.artifact}:{self.version}"
+        tail = f":jar:{self.classifier}" if self.classifier else ""
+        return f"{self.group}:{self.artifact}:{self.version}{tail}"
 
     @property
     def file_name(self) -> str:
-        return f"{self.artifact}-{self.version}.jar"
+        tail = f"-{self.classifier}" if self.classifier else ""
+        return f"{self.artifact}-{self.version}{tail}.jar"
 
 
 #: The OpenLineage Spark integration (the peer): one shaded jar per Scala line. 1.53.0 is the newest
@@ -109,6 +112,101 @@ for _line, (_version, _artifact, _spark_sha, _storage_sha) in DELTA_RELEASES.ite
     PINNED[f"delta-spark-{_line}"] = Artifact("io.delta", _artifact, _version, _spark_sha)
     PINNED[f"delta-storage-{_line}"] = Artifact("io.delta", "delta-storage", _version, _storage_sha)
 
+#: Iceberg's REST catalog test server (``org.apache.iceberg.rest.RESTCatalogServer`` in iceberg-open-api's
+#: test fixtures; its servlet and adapter are in iceberg-core's test jar) and what it runs on, as a
+#: throwaway pom with ``dependency:copy-dependencies`` resolved them: iceberg-core's runtime dependencies,
+#: Jetty 12.1 (12.1.14: no 12.1.0 of the compression modules the server uses was published), the servlet
+#: API, SQLite for its JDBC backend. Hadoop (the server builds a Hadoop ``Configuration``) is not pinned
+#: here: the server runs with the hadoop-client jars of the test's own pyspark.
+#: Each: ``group:artifact:version[:classifier]`` and, below it, its SHA-256.
+REST_SERVER_JARS = """
+org.apache.iceberg:iceberg-open-api:1.11.0:test-fixtures
+    b0aa8636d88c24976d552ac9b3075a1315dc1ccd4fa6ed95b365901842664316
+org.apache.iceberg:iceberg-core:1.11.0:tests
+    4284719a5f0eb7db01e9f784a0ed4ca8bacf7d6f9951924143afc083428d8be3
+org.apache.iceberg:iceberg-core:1.11.0
+    53b9eb7a8c34fb9958ea7d9a4d19ba5bc96f592d0f05e8625b0778c70b1f0090
+org.apache.iceberg:iceberg-api:1.11.0
+    f00675a12ceb6d833bb9c22024823a3e7afdedf7abcefe34719f45b0d211995a
+org.apache.iceberg:iceberg-common:1.11.0
+    b2835d00db7c92bdfa728123ad7cdcb488e2f2805c1c51fb9ae94e8bd203bd7d
+org.apache.iceberg:iceberg-bundled-guava:1.11.0
+    396d48d93ef5735f2ddef0cf9b3d6968ebd67b64b5cfe753d41c429d3f46a2a1
+org.apache.avro:avro:1.12.1
+    72600f057bfbe2efe35fa55433e7756d45667dc938934be38a6e2be368aca237
+com.fasterxml.jackson.core:jackson-annotations:2.21
+    53ca085f4a150f703f49e1aabd935bd03b43e1ea3d55d135438292af22cef56b
+com.fasterxml.jackson.core:jackson-core:2.21.3
+    baf8b739e9d9b93bcdb33f25046bfdb8dbd74c97de2a8698539fbe0c7eeac0bb
+com.fasterxml.jackson.core:jackson-databind:2.21.3
+    f397563d8e67630c10cab8c2334ca0e55af832fa3ebde160a379c2c96d43bf25
+com.github.ben-manes.caffeine:caffeine:2.9.3
+    1e0a7bbef1dd791653143f3f05d0e489934bf5481e58a87c9e619cd46b68729b
+org.checkerframework:checker-qual:3.19.0
+    a827c49183f3a632277d27a0a4673686cb341507447b9d570261094bd748aa68
+com.google.errorprone:error_prone_annotations:2.10.0
+    a249d4d25dfb86d41e6c82fc335df580189f0c9feeabdc53233fc1e5060724a1
+org.roaringbitmap:RoaringBitmap:1.6.14
+    78ae7a6261b5b03f53b8db991047d06959cfadbd0b08af54bd95dda40af9acba
+io.airlift:aircompressor:2.0.3
+    b86bb66f610079e0bf790d62e2ff68853eb0dc4748a6d68ae28bce92b68094aa
+commons-codec:commons-codec:1.19.0
+    5c3881e4f556855e9c532927ee0c9dfde94cc66760d5805c031a59887070af5f
+org.apache.commons:commons-compress:1.28.0
+    e1522945218456f3649a39bc4afd70ce4bd466221519dba7d378f2141a4642ca
+commons-io:commons-io:2.20.0
+    df90bba0fe3cb586b7f164e78fe8f8f4da3f2dd5c27fa645f888100ccc25dd72
+org.apache.commons:commons-lang3:3.18.0
+    4eeeae8d20c078abb64b015ec158add383ac581571cddc45c68f0c9ae0230720
+org.apache.httpcomponents.client5:httpclient5:5.6.1
+    1e3d8444c3c27772e4b9d42a790f06b3345a8ece4fd16d00981f2f2460e1e772
+org.apache.httpcomponents.core5:httpcore5:5.4
+    cec2981fa7f520efb63f0787c24f10af2679e31f9f75c448c4dde40a3ae8100d
+org.apache.httpcomponents.core5:httpcore5-h2:5.4
+    2e0f4ace15db2d1609c2b06eca6012e7582afe4a99ad8d15073f62dd8edb3460
+org.slf4j:slf4j-api:2.0.17
+    7b751d952061954d5abfed7181c1f645d336091b679891591d63329c622eb832
+jakarta.servlet:jakarta.servlet-api:6.0.0
+    c034eb1afb158987dbb53a5fea0cadf611c8dae8daadd59c44d9d5ab70129cef
+org.xerial:sqlite-jdbc:3.50.3.0
+    a3f53a2aa15ae9425a9e793bbe9c8e5288febeb4b65ef5c1a4e80d4c2045cf08
+org.eclipse.jetty:jetty-server:12.1.14
+    62a2c691ecb3b60178e7b1a64d498261d31bcef76dd19147b89dcb2c6f784f30
+org.eclipse.jetty:jetty-http:12.1.14
+    a898f3dad99c2505409047d849cac7f652eced5853f9dad711395a26cd681e13
+org.eclipse.jetty:jetty-io:12.1.14
+    9a41452f362f5bd96e017f16d6b66d19d2d60a5981eafd3729367c1d535eb5e9
+org.eclipse.jetty:jetty-util:12.1.14
+    deb2a47bb9659c69076da1020d058c0ededba61dcd1aebccf83fce4719164adc
+org.eclipse.jetty:jetty-security:12.1.14
+    62d4a246b978adee64d081025546466a05ee7b57b1dd6293d93953a80ba4cbe7
+org.eclipse.jetty:jetty-session:12.1.14
+    5b091e6132ba30a56ce872e07cdc0de263163e46f88d5dea99310d3a6d00899a
+org.eclipse.jetty.ee10:jetty-ee10-servlet:12.1.14
+    cfea6fa831b8bf119ab97a73271fb61194a678c9ffca0661aaecefde53368eda
+org.eclipse.jetty.compression:jetty-compression-common:12.1.14
+    121a28a3aad2a036c9f97073ddc37f11cb3e9f3da13425f2c08c380ead93a6db
+org.eclipse.jetty.compression:jetty-compression-gzip:12.1.14
+    d0994b3a821d2946c1d1c881be4b3997e95a05d7381328d79b7c1b7b042e9186
+org.eclipse.jetty.compression:jetty-compression-server:12.1.14
+    91c6078fe3aa46b8777cca8da923bae42623cceaa3415f9a80f7d7b6a713233f
+"""
+
+
+def _pin_rest_server_jars() -> list[str]:
+    names = []
+    tokens = REST_SERVER_JARS.split()
+    for coordinates, sha256 in zip(tokens[::2], tokens[1::2], strict=True):
+        group, artifact, version, *classifier = coordinates.split(":")
+        name = "iceberg-rest-" + artifact.removeprefix("iceberg-") + "".join("-" + c for c in classifier)
+        PINNED[name] = Artifact(group, artifact, version, sha256, "".join(classifier))
+        names.append(name)
+    return names
+
+
+#: The names of the REST server's jars in :data:`PINNED` (``fetch_all`` them: one ``mvn`` run).
+REST_SERVER_NAMES = _pin_rest_server_jars()
+
 
 class JarUnavailable(RuntimeError):
     """A pinned jar could not be fetched or did not verify: the message says which and why."""
@@ -149,44 +247,96 @@ def delta_jar_names(spark_version: str) -> list[str]:
     return [f"delta-spark-{line}", f"delta-storage-{line}"] if line in DELTA_RELEASES else []
 
 
-def fetch(name: str) -> Path:
-    """The verified jar of ``PINNED[name]``, fetched into the cache when it is not there yet."""
-    artifact = PINNED[name]
-    target = cache_dir() / artifact.group / artifact.file_name
-    if target.is_file() and sha256_of(target) == artifact.sha256:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".fetch-") as staging:
-        _mvn_copy(artifact, Path(staging))
-        fetched = Path(staging) / artifact.file_name
-        actual = sha256_of(fetched)
-        if actual != artifact.sha256:
-            raise JarUnavailable(
-                f"{artifact.coordinates}: SHA-256 {actual} is not the pinned {artifact.sha256} "
-                "(tests/support/maven_jars.py); refusing to use it"
-            )
-        os.replace(fetched, target)
+def _target(artifact: Artifact) -> Path:
+    return cache_dir() / artifact.group / artifact.file_name
+
+
+def _cached(artifact: Artifact) -> Path | None:
+    target = _target(artifact)
+    return target if target.is_file() and sha256_of(target) == artifact.sha256 else None
+
+
+def _verify_into_cache(artifact: Artifact, fetched: Path) -> Path:
+    actual = sha256_of(fetched)
+    if actual != artifact.sha256:
+        raise JarUnavailable(
+            f"{artifact.coordinates}: SHA-256 {actual} is not the pinned {artifact.sha256} "
+            "(tests/support/maven_jars.py); refusing to use it"
+        )
+    target = _target(artifact)
+    os.replace(fetched, target)
     return target
 
 
-def _mvn_copy(artifact: Artifact, directory: Path) -> None:
+def fetch(name: str) -> Path:
+    """The verified jar of ``PINNED[name]``, fetched into the cache when it is not there yet."""
+    artifact = PINNED[name]
+    found = _cached(artifact)
+    if found is not None:
+        return found
+    _target(artifact).parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=_target(artifact).parent, prefix=".fetch-") as staging:
+        _mvn_copy(artifact, Path(staging))
+        return _verify_into_cache(artifact, Path(staging) / artifact.file_name)
+
+
+def fetch_all(names: list[str]) -> list[Path]:
+    """The verified jars of ``names``, in order; the missing ones resolved by one ``mvn`` run (a
+    throwaway pom listing exactly them, nothing transitive), then verified one by one."""
+    artifacts = [PINNED[name] for name in names]
+    missing = [a for a in artifacts if _cached(a) is None]
+    if missing:
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=cache_dir(), prefix=".fetch-") as staging:
+            _mvn_copy_many(missing, Path(staging))
+            for artifact in missing:
+                _target(artifact).parent.mkdir(parents=True, exist_ok=True)
+                _verify_into_cache(artifact, Path(staging) / "jars" / artifact.file_name)
+    return [_target(a) for a in artifacts]
+
+
+def _pom(artifacts: list[Artifact]) -> str:
+    def dependency(a: Artifact) -> str:
+        classifier = f"<classifier>{a.classifier}</classifier>" if a.classifier else ""
+        return (
+            f"<dependency><groupId>{a.group}</groupId><artifactId>{a.artifact}</artifactId>"
+            f"<version>{a.version}</version>{classifier}</dependency>"
+        )
+
+    return (
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+        "<groupId>lineage-operators.tests</groupId><artifactId>fetch</artifactId><version>0</version>"
+        f"<dependencies>{''.join(dependency(a) for a in artifacts)}</dependencies></project>"
+    )
+
+
+def _run_mvn(arguments: list[str], directory: Path, what: str) -> None:
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise JarUnavailable(
-            f"{artifact.coordinates}: `mvn` is not installed (README: Install, Java 17 and Maven)"
-        )
-    command = [
-        mvn,
-        "--batch-mode",
-        "--quiet",
-        "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy",
-        f"-Dartifact={artifact.coordinates}",
-        f"-DoutputDirectory={directory}",
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=directory)
+        raise JarUnavailable(f"{what}: `mvn` is not installed (README: Install, Java 17 and Maven)")
+    done = subprocess.run(
+        [mvn, "--batch-mode", "--quiet", *arguments],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=directory,
+    )
     if done.returncode != 0:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
-        raise JarUnavailable(f"{artifact.coordinates}: mvn could not fetch it:\n{tail}")
+        raise JarUnavailable(f"{what}: mvn could not fetch it:\n{tail}")
+
+
+def _mvn_copy_many(artifacts: list[Artifact], directory: Path) -> None:
+    (directory / "pom.xml").write_text(_pom(artifacts))
+    goal = "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies"
+    what = ", ".join(a.coordinates for a in artifacts)
+    _run_mvn([goal, "-DexcludeTransitive=true", f"-DoutputDirectory={directory / 'jars'}"], directory, what)
+
+
+def _mvn_copy(artifact: Artifact, directory: Path) -> None:
+    goal = "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy"
+    arguments = [goal, f"-Dartifact={artifact.coordinates}", f"-DoutputDirectory={directory}"]
+    _run_mvn(arguments, directory, artifact.coordinates)
 
 
 def main(argv: list[str]) -> int:
@@ -205,7 +355,7 @@ def main(argv: list[str]) -> int:
         )
         return 2
     try:
-        print(",".join(str(fetch(name)) for name in argv))
+        print(",".join(str(path) for path in fetch_all(argv)))
     except JarUnavailable as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

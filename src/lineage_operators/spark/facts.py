@@ -53,6 +53,8 @@ class RelationFacts:
     #: rows, bytes, files the table's current snapshot added (Iceberg): its statistics as an output
     written: tuple[int | None, int | None, int | None] | None = None
     written_version: str | None = None  # the table's current snapshot: the version it has as an output
+    written_commit: Any = None  # that snapshot's commit report (Iceberg: spark/tables/iceberg_reports.py)
+    commit_report: Any = None  # an output's commit report: ``written_commit`` of the table it wrote
     #: the values of the writing execution's observations (``Dataset.observe``), by observation name
     observed: dict[str, dict[str, Any]] | None = None
 

@@ -58,6 +58,7 @@ class _Acc:
     hive_table: bool = False
     version: str | None = None  # datasetVersion, the last one read or written
     catalog_facts: Any = None  # an Iceberg table's catalog (spark/iceberg_catalogs.CatalogFacts)
+    commit_report: Any = None  # an Iceberg output's commit report (spark/tables/iceberg_reports.py)
     #: the values of the observations made on it (``Dataset.observe``), by observation name (the last win)
     observed: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -130,6 +131,8 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
         acc.provider = rel.provider or acc.provider
         acc.version = rel.version or acc.version
         acc.catalog_facts = rel.catalog_facts or acc.catalog_facts
+        if output:
+            acc.commit_report = rel.commit_report or acc.commit_report
         acc.file_format = rel.file_format or acc.file_format
         if rel.observed:
             acc.observed.update(rel.observed)
@@ -203,6 +206,17 @@ def _catalog(acc: _Acc, ctx: NamingContext) -> Any:
     return _hive_catalog(ctx) if acc.hive_table else None
 
 
+def _commit_report(acc: _Acc, dataset: LineageDataset) -> None:
+    """An Iceberg output's ``icebergCommitReport``, when it is the report of the version written."""
+    from lineage_operators.spark.tables.iceberg_report_facet import FACET_NAME, commit_report_facet
+
+    if acc.version != str(acc.commit_report.snapshot_id):
+        return
+    report = _facet(acc, FACET_NAME, lambda: commit_report_facet(acc.commit_report))
+    if report is not None:
+        dataset.output_facets[FACET_NAME] = report
+
+
 def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
     from lineage_operators import facets as f
 
@@ -245,6 +259,8 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
             )
             if stats is not None:
                 dataset.output_facets["outputStatistics"] = stats
+        if acc.commit_report is not None:
+            _commit_report(acc, dataset)
     elif acc.has_stats:
         totals: tuple[int | None, ...] = (None, None, None)
         for part in acc.parts.values():  # what each distinct location read is, summed

@@ -255,11 +255,13 @@ def _alter(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
 
 def _with_written(rel: RelationFacts) -> RelationFacts:
     """An output whose table reports what its write added (an Iceberg snapshot): those counts are
-    its statistics, as Spark has no write metrics for V2 writes; its version is the snapshot made."""
+    its statistics, as Spark has no write metrics for V2 writes; its version is the snapshot made,
+    whose commit report it carries."""
     if rel.written is not None:
         rel.rows, rel.size, rel.files = rel.written
     if rel.written_version is not None:
         rel.version = rel.written_version
+    rel.commit_report = rel.written_commit
     return rel
 
 

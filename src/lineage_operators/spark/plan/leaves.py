@@ -340,9 +340,10 @@ def _v2_leaf(reading: InputReading, record: list[str | None]) -> list[RelationFa
     version = extras.get("version")
     written = iceberg.written_counts(_at(v2, 7)) if version else None
     current = iceberg.current_snapshot(_at(v2, 7)) if version else None
+    commit = iceberg.written_commit(_at(v2, 7)) if version else None
     for rel in facts:
         rel.version, rel.symlink, rel.written = version, extras.get("symlink"), written
-        rel.written_version = current
+        rel.written_version, rel.written_commit = current, commit
         rel.catalog_facts = extras.get("catalog_facts")
     return facts
 

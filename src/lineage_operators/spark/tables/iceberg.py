@@ -26,9 +26,10 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark.jvm.text import CTSEP, NONE, SEP, split_records
+from lineage_operators.spark.jvm.text import CTSEP, NONE, SEP, SEP2, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.tables import iceberg_catalogs as catalogs
+from lineage_operators.spark.tables import iceberg_reports as reports
 from lineage_operators.spark.tables.iceberg_catalogs import IcebergCatalog
 
 log = get_logger(__name__)
@@ -97,6 +98,12 @@ def written_counts(field: str | None) -> Counts | None:
     return parse_added(parts[2]) if len(parts) > 2 else None
 
 
+def written_commit(field: str | None) -> reports.CommitReport | None:
+    """The commit report of the current snapshot (the second and fourth parts of :func:`snapshot_field`)."""
+    parts = field.split(CTSEP) if field else []
+    return reports.parse_commit(parts[1], parts[3]) if len(parts) > 3 else None
+
+
 def snapshot_property(value: str | None) -> str | None:
     """``current-snapshot-id`` of ``SparkTable.properties()``: ``none`` for a table without data."""
     return value if value and value.lstrip("-").isdigit() else None
@@ -132,8 +139,9 @@ def parse_table_record(text: str | None) -> TableFacts | None:
 
 def snapshot_field(t: JvmTools) -> Any:
     """A field handle over a ``DataSourceV2Relation``: its Iceberg table's time-travel and current
-    snapshot ids (:func:`parse_snapshot`) and the current snapshot's added counts
-    (:func:`written_counts`); :data:`NONE` when Iceberg is not on the classpath."""
+    snapshot ids (:func:`parse_snapshot`), the current snapshot's added counts
+    (:func:`written_counts`) and its commit report's values (:func:`written_commit`); :data:`NONE`
+    when Iceberg is not on the classpath."""
     if not t.has_class(SPARK_TABLE):
         return t.constant(NONE)
     table = (DSV2_REL, "table")
@@ -146,7 +154,8 @@ def snapshot_field(t: JvmTools) -> Any:
         ),
     )
     added = t.chain(table, t.when(SPARK_TABLE, _added_counts(t)))
-    return t.when(DSV2_REL, t.record([travel, current, added], CTSEP))
+    commit = t.chain(table, t.when(SPARK_TABLE, _commit_values(t)))
+    return t.when(DSV2_REL, t.record([travel, current, added, commit], CTSEP))
 
 
 def _added_counts(t: JvmTools) -> Any:
@@ -154,6 +163,19 @@ def _added_counts(t: JvmTools) -> Any:
     snapshot = ((SPARK_TABLE, "table"), (ICEBERG_TABLE, "currentSnapshot"), (SNAPSHOT, "summary"))
     counts = [t.chain(*snapshot, ("java.util.Map", "get", ("java.lang.Object", key))) for key in _ADDED]
     return t.record(counts, ",")
+
+
+def _commit_values(t: JvmTools) -> Any:
+    """``SparkTable`` -> its current snapshot's sequence number, operation and summary values
+    (:data:`.iceberg_reports.SUMMARY_KEYS`), :data:`SEP2`-joined (:func:`.iceberg_reports.parse_commit`)."""
+    snapshot = ((SPARK_TABLE, "table"), (ICEBERG_TABLE, "currentSnapshot"))
+    summary = (*snapshot, (SNAPSHOT, "summary"))
+    values = [
+        t.chain(*snapshot, (SNAPSHOT, "sequenceNumber")),
+        t.chain(*snapshot, (SNAPSHOT, "operation")),
+        *(t.chain(*summary, ("java.util.Map", "get", ("java.lang.Object", k))) for k in reports.SUMMARY_KEYS),
+    ]
+    return t.record(values, SEP2)
 
 
 def _table_fields(t: JvmTools) -> Any:
@@ -266,5 +288,6 @@ __all__ = [
     "parse_table_record",
     "relation_extras",
     "snapshot_field",
+    "written_commit",
     "written_counts",
 ]

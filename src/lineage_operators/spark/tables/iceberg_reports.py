@@ -1,0 +1,96 @@
+"""Iceberg's commit report, as openlineage-spark's ``icebergCommitReport`` output facet carries it,
+read from the snapshot a write made (no metrics reporter).
+
+openlineage-spark builds the facet from the ``CommitReport`` Iceberg hands a ``MetricsReporter`` it
+injects into the catalog (``IcebergMetricsReporterInjector``). Iceberg fills that report's counters from
+the committed snapshot's summary (``CommitMetricsResult.from``), its metadata from ``EnvironmentContext``
+(which the snapshot summary copies too), and its id, sequence number and operation from the snapshot:
+everything but the commit's duration and attempts (timers of the commit itself, not in any metadata).
+So the facet is rebuilt here from the snapshot we already read for ``outputStatistics``:
+
+* ``snapshotId``, ``sequenceNumber``, ``operation`` of the snapshot the write made;
+* ``commitMetrics``: the summary counters the jar copies (:data:`COUNTERS`; not ``addedDVs`` /
+  ``removedDVs``, which it never sets), absent ones left out; no ``totalDuration``, ``attempts``;
+* ``metadata``: the environment keys of the summary (:data:`ENVIRONMENT`).
+
+The jar gets a report only once its reporter is in the catalog: injected while a plan touching the
+catalog is visited, into a ``CachingCatalog``'s Hadoop/Hive/JDBC/Glue (``BaseMetastoreCatalog``) or REST
+catalog, unless ``spark.openlineage.vendors.iceberg.metricsReporterDisabled``; a table loaded before
+that keeps reporting elsewhere. Ours is there for every write whose snapshot is read.
+
+Pure parsing; the JVM reading is :func:`..iceberg.snapshot_field`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lineage_operators.spark.jvm.text import NONE, SEP2
+
+#: (snapshot summary key, ``commitMetrics`` field), in the jar's order.
+COUNTERS = (
+    ("added-data-files", "addedDataFiles"),
+    ("deleted-data-files", "removedDataFiles"),
+    ("total-data-files", "totalDataFiles"),
+    ("added-delete-files", "addedDeleteFiles"),
+    ("added-equality-delete-files", "addedEqualityDeleteFiles"),
+    ("added-position-delete-files", "addedPositionalDeleteFiles"),
+    ("removed-delete-files", "removedDeleteFiles"),
+    ("removed-equality-delete-files", "removedEqualityDeleteFiles"),
+    ("removed-position-delete-files", "removedPositionalDeleteFiles"),
+    ("total-delete-files", "totalDeleteFiles"),
+    ("added-records", "addedRecords"),
+    ("deleted-records", "removedRecords"),
+    ("total-records", "totalRecords"),
+    ("added-files-size", "addedFilesSizeInBytes"),
+    ("removed-files-size", "removedFilesSizeInBytes"),
+    ("total-files-size", "totalFilesSizeInBytes"),
+    ("added-position-deletes", "addedPositionalDeletes"),
+    ("removed-position-deletes", "removedPositionalDeletes"),
+    ("total-position-deletes", "totalPositionalDeletes"),
+    ("added-equality-deletes", "addedEqualityDeletes"),
+    ("removed-equality-deletes", "removedEqualityDeletes"),
+    ("total-equality-deletes", "totalEqualityDeletes"),
+)
+#: The summary keys Iceberg copies from ``EnvironmentContext`` (the report's ``metadata``) in Spark.
+ENVIRONMENT = ("engine-name", "engine-version", "iceberg-version", "app-id", "app-name")
+#: The summary keys :func:`..iceberg.snapshot_field` reads, after the sequence number and operation.
+SUMMARY_KEYS = tuple(key for key, _ in COUNTERS) + ENVIRONMENT
+
+
+@dataclass(frozen=True)
+class CommitReport:
+    """The values of one ``icebergCommitReport`` facet (built by :mod:`.iceberg_report_facet`)."""
+
+    snapshot_id: int
+    sequence_number: int | None = None
+    operation: str | None = None
+    metrics: tuple[tuple[str, int], ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+
+
+def _number(text: str | None) -> int | None:
+    return int(text) if text and text.lstrip("-").isdigit() else None
+
+
+def parse_commit(snapshot_id: str | None, text: str | None) -> CommitReport | None:
+    """``snapshot_id`` and the :data:`SEP2`-joined (sequence number, operation, the values of
+    :data:`SUMMARY_KEYS`) of a snapshot -> its report; None without a snapshot or its summary."""
+    snapshot = _number(snapshot_id)
+    if snapshot is None or not text or text == NONE:
+        return None
+    fields: list[str | None] = [None if f == NONE else f for f in text.split(SEP2)]
+    fields += [None] * (2 + len(SUMMARY_KEYS) - len(fields))
+    counters, environment = fields[2 : 2 + len(COUNTERS)], fields[2 + len(COUNTERS) :]
+    metrics = tuple(
+        (name, value)
+        for (_, name), raw in zip(COUNTERS, counters, strict=True)
+        if (value := _number(raw)) is not None
+    )
+    if not metrics:
+        return None  # no summary: not a snapshot a write made
+    metadata = tuple((key, value) for key, value in zip(ENVIRONMENT, environment, strict=False) if value)
+    return CommitReport(snapshot, _number(fields[0]), fields[1] or None, metrics, metadata)
+
+
+__all__ = ["COUNTERS", "ENVIRONMENT", "SUMMARY_KEYS", "CommitReport", "parse_commit"]
