@@ -458,3 +458,12 @@ def test_sql_beyond_a_simple_select_is_derived_with_sqlglot() -> None:
 def test_sql_sqlglot_is_not_mapped_to_is_not_translated(query: str) -> None:
     with pytest.raises(Untranslatable):
         translate(sql(query), _schema)
+
+
+def test_nullif_and_nvl2_are_the_conditionals_they_are_replaced_by() -> None:
+    SCHEMAS.update({"o": SCHEMAS["orders"]})
+    fields, _ = lineage(sql("SELECT nullif(status, 'x') AS s, nvl2(status, amount, order_id) AS n FROM o"))
+    assert fields == {
+        "s": {("o", "status"): {T, C}},
+        "n": {("o", "status"): {C}, ("o", "amount"): {T}, ("o", "order_id"): {T}},
+    }

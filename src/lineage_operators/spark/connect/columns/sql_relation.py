@@ -28,10 +28,12 @@ windows inside aggregate queries or inside larger expressions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+_REPLACE = re.compile(r"^\s*REPLACE\s+TABLE\s+", re.IGNORECASE)
 _FILE_FORMATS = frozenset({"parquet", "csv", "json", "orc", "text", "avro"})
 #: (side, kind) of a sqlglot join -> Connect ``Join.JoinType``.
 _JOIN_TYPES = {
@@ -70,6 +72,8 @@ def parse_query(text: str) -> SqlQuery:
     import sqlglot
     from sqlglot import exp
 
+    # sqlglot reads Spark's ``REPLACE TABLE ... AS`` (an RTAS) only as ``CREATE OR REPLACE``
+    text = _REPLACE.sub("CREATE OR REPLACE TABLE ", text, count=1)
     try:
         tree = sqlglot.parse_one(text, dialect="spark")
     except sqlglot.errors.SqlglotError as exc:
