@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("sqlglot")
 pytest.importorskip("pyspark.sql.connect.proto")
 
-from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query  # noqa: E402
+from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
 
 
 @pytest.mark.parametrize(
