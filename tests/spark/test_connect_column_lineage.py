@@ -240,6 +240,7 @@ SQL_QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
             "JOIN (SELECT * FROM cl_customers WHERE name IS NOT NULL) c ON x.customer_id = c.customer_id "
             "WHERE x.revenue > 1 ORDER BY id LIMIT 5",
         ),
+        ("hidden_sort", "SELECT order_id FROM cl_orders WHERE amount > 1 ORDER BY ts DESC, order_id"),
     ),
     "sql_set_operations": tuple(
         (

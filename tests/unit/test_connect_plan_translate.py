@@ -467,3 +467,14 @@ def test_nullif_and_nvl2_are_the_conditionals_they_are_replaced_by() -> None:
         "s": {("o", "status"): {T, C}},
         "n": {("o", "status"): {C}, ("o", "amount"): {T}, ("o", "order_id"): {T}},
     }
+
+
+def test_sql_sorted_by_a_column_it_does_not_select() -> None:
+    SCHEMAS.update({"o": SCHEMAS["orders"]})
+    fields, dataset = lineage(sql("SELECT order_id FROM o ORDER BY amount DESC, order_id"))
+    assert (fields, dataset) == (
+        {"order_id": {("o", "order_id"): {I}}},
+        {("o", "amount"): {S}, ("o", "order_id"): {S}},
+    )
+    fields, dataset = lineage(sql("SELECT order_id AS id FROM o ORDER BY id"))
+    assert (fields, dataset) == ({"id": {("o", "order_id"): {I}}}, {("o", "order_id"): {S}})

@@ -265,6 +265,10 @@ class _Builder:
                 raise Unsupported("a window in an aggregate query")
             relation = self._aggregate(relation, items, group, having)
         else:
+            if relation is not None and node.args.get("distinct") is None and _hidden_sort(node, items):
+                relation = self._order(relation, node, [])  # sorted by columns the SELECT drops
+                node = node.copy()
+                node.set("order", None)
             projected = _rel()
             if relation is not None:
                 projected.project.input.CopyFrom(relation)
@@ -369,6 +373,28 @@ class _Builder:
                 else expressions_pb2.Expression.SortOrder.SORT_DIRECTION_ASCENDING
             )
         return ordered
+
+
+def _hidden_sort(node: Any, items: list[Any]) -> bool:
+    """Does ORDER BY name a column the SELECT list does not output? (Spark sorts before it
+    projects the column away; the sort is then put under the projection, as Spark's plan has it.)"""
+    from sqlglot import exp
+
+    order = node.args.get("order")
+    if order is None or any(isinstance(i, exp.Star) or i.find(exp.Star) for i in items):
+        return False
+    try:
+        outputs = {_output_name(i).lower() for i in items}
+    except Unsupported:
+        return False
+    keys = [term.this for term in order.expressions]
+    if any(isinstance(k, exp.Literal) and k.is_int for k in keys):
+        return False
+    aliases = {i.alias.lower() for i in items if isinstance(i, exp.Alias)}
+    columns = [c for k in keys for c in k.find_all(exp.Column)]
+    if any(not c.table and c.name.lower() in aliases for c in columns):
+        return False  # sorted by an alias the SELECT makes: after the projection
+    return any(c.table or c.name.lower() not in outputs for c in columns)
 
 
 def _having_term(node: Any, items: list[Any], keys: list[Any], hidden: list[Any]) -> Any:
