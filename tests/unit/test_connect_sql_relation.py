@@ -49,3 +49,13 @@ def test_ctes_are_inlined_at_each_use_and_paths_are_file_reads() -> None:
 def test_what_is_not_mapped_says_why(statement: str, why: str) -> None:
     with pytest.raises(Unsupported, match=why):
         parse_query(statement)
+
+
+@pytest.mark.parametrize(
+    ("keys", "group_type"), [("ROLLUP(a, b)", "ROLLUP"), ("CUBE(a)", "CUBE"), ("a, b", "GROUPBY")]
+)
+def test_rollup_and_cube_are_aggregates_of_their_kind(keys: str, group_type: str) -> None:
+    relation = parse_query(f"SELECT a, sum(c) FROM s GROUP BY {keys}").relation
+    aggregate = relation.project.input.to_df.input.aggregate
+    assert aggregate.group_type == getattr(type(aggregate), f"GROUP_TYPE_{group_type}")
+    assert len(aggregate.grouping_expressions) == len(keys.split(","))

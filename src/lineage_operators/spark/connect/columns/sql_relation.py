@@ -290,9 +290,15 @@ class _Builder:
         from sqlglot import exp
 
         group_type, keys = relations_pb2.Aggregate.GROUP_TYPE_GROUPBY, []
-        for key in group.expressions if group is not None else []:
+        terms = list(group.expressions) if group is not None else []
+        for name in ("rollup", "cube", "grouping_sets"):  # where some sqlglot releases put them
+            extra = group.args.get(name) if group is not None else None
+            if extra and not isinstance(extra, list):
+                raise Unsupported(f"GROUP BY ... WITH {name.upper()}")
+            terms.extend(extra or [])
+        for key in terms:
             if isinstance(key, exp.Rollup | exp.Cube):
-                if len(group.expressions) != 1:
+                if len(terms) != 1:
                     raise Unsupported("ROLLUP / CUBE beside other keys")
                 group_type = (
                     relations_pb2.Aggregate.GROUP_TYPE_ROLLUP
@@ -309,9 +315,6 @@ class _Builder:
                 keys.append(_unaliased(items[index]))
             else:
                 keys.append(key)
-        for rollup in ("rollup", "cube", "grouping_sets"):
-            if group is not None and group.args.get(rollup):
-                raise Unsupported(f"GROUP BY ... WITH {rollup.upper()}")
         hidden: list[Any] = []
         condition = None
         if having is not None:
