@@ -24,6 +24,10 @@ expression. Not mapped (:class:`Unsupported`, with the reason; the statement kee
 openlineage-sql's lineage): subqueries inside expressions (``IN`` / ``EXISTS`` / scalar),
 ``PIVOT`` / ``UNPIVOT``, ``GROUPING SETS``, ``VALUES`` and table functions, ``NATURAL`` joins,
 windows inside aggregate queries or inside larger expressions.
+
+Size: one mapping from sqlglot's AST to Relations, clause by clause (FROM and joins, WHERE,
+grouping, windows, generators, set operations, ORDER BY, the statement kinds): the clauses share
+the scope of the SELECT they belong to, and split apart they would pass it around whole.
 """
 
 from __future__ import annotations
