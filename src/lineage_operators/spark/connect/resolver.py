@@ -32,7 +32,7 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark.connect.columns.frame_columns import INSERT_WITH_COLUMNS, rels_of_reads
+from lineage_operators.spark.connect.columns.frame_columns import rels_of_reads
 from lineage_operators.spark.connect.columns.sql_columns import sql_column_lineage
 from lineage_operators.spark.connect.paths import source_roots
 from lineage_operators.spark.connect.plans import (
@@ -114,17 +114,18 @@ class ConnectResolver:
                     log.info("lineage capture: no column lineage for a DataFrame write: %s", describe(exc))
         elif statement is not None:
             facts.outputs = self._sql_outputs(statement, plan.operation_id)
-            columns = statement.columns
-        if columns and len(facts.outputs) == 1:
+            if statement.kind in ("create", "replace", "insert", "insert_overwrite"):
+                columns = statement.columns
+        if columns is not None and len(facts.outputs) == 1:
             text = plan.command_sql or (plan.sql[0] if plan.sql else None)
             if self.frame_columns and text:
-                try:  # a simple SELECT: the classic rules, through the DataFrame translation
+                try:  # the classic rules, through the DataFrame translation
                     facts.column_lineage = self._select_columns(
                         text, facts.outputs[0], rels_of_reads(by_read, sources)
                     )
                 except Exception as exc:
                     log.info("lineage capture: SQL column lineage from openlineage-sql: %s", describe(exc))
-            if facts.column_lineage is None:
+            if facts.column_lineage is None and columns:
                 facts.column_lineage = sql_column_lineage(
                     columns, sources, facts.outputs[0].schema_text, self._ids
                 )
@@ -358,18 +359,24 @@ class ConnectResolver:
         )
 
     def _select_columns(self, text: str, output: RelationFacts, rels_of: Any) -> Any:
-        """Column lineage of a simple SELECT (:mod:`~lineage_operators.spark.connect.columns.sql_select`) by
-        the classic rules, or None."""
+        """Column lineage of a SQL statement's query by the classic rules (parsed into Relations,
+        :mod:`~lineage_operators.spark.connect.columns.sql_relation`), or None (logged at debug,
+        with why: the statement keeps openlineage-sql's lineage)."""
         from lineage_operators.spark.connect.columns.frame_columns import frame_column_lineage
         from lineage_operators.spark.connect.columns.sql_columns import column_names
-        from lineage_operators.spark.connect.columns.sql_select import select_relation
+        from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
 
-        if INSERT_WITH_COLUMNS.match(text):
-            return None  # INSERT INTO t (b, a) SELECT ...: not the table's column order
-        relation = select_relation(text)
-        if relation is None:
-            return None
         names = column_names(output.schema_text)
+        try:
+            query = parse_query(text)
+        except Unsupported as exc:
+            log.debug("lineage capture: SQL column lineage from openlineage-sql: %s", exc)
+            return None
+        relation = query.relation
+        if query.columns is not None:  # INSERT INTO t (b, a): into the table's columns, by name
+            if names is None:
+                return None
+            relation = _insert_columns(relation, query.columns, names)
         return frame_column_lineage(
             relation, self._leaf_schema, self.view_queries, rels_of, names, self._ids, self.describe
         )
@@ -472,6 +479,27 @@ class ConnectResolver:
             return None
         base = self.lookups.database_location(ref.database)
         return f"{base.rstrip('/')}/{ref.table.lower()}" if base else None
+
+
+def _insert_columns(relation: Any, columns: tuple[str, ...], names: list[str]) -> Any:
+    """An INSERT's query under its column list, projected to the table's columns (NULL for the
+    ones not listed), as Spark's analyzer does."""
+    from pyspark.sql.connect.proto import relations_pb2
+
+    renamed = relations_pb2.Relation()
+    renamed.to_df.input.CopyFrom(relation)
+    renamed.to_df.column_names.extend(columns)
+    projected = relations_pb2.Relation()
+    projected.project.input.CopyFrom(renamed)
+    listed = {c.lower(): c for c in columns}
+    for name in names:
+        quoted = "`" + name.replace("`", "``") + "`"
+        text = listed.get(name.lower())
+        expr = projected.project.expressions.add()
+        expr.expression_string.expression = (
+            f"`{text.replace('`', '``')}` AS {quoted}" if text else f"NULL AS {quoted}"
+        )
+    return projected
 
 
 def _rel_type(relation: Any) -> str | None:

@@ -6,14 +6,13 @@ walked by the classic engine (:func:`lineage_operators.column_lineage.lineage_of
 facet has the same fields, types, subtypes, masking and dataset-wide dependencies as a classic
 session's. The ids of each read leaf's columns are put on the input relations that read resolved
 to (``RelationFacts.expr_ids``), exactly as the classic capture does for its plan's leaves; naming,
-merging and the facet are then the classic ones. A simple SQL ``SELECT`` takes the same road
-(:mod:`~lineage_operators.spark.connect.columns.sql_select` cuts it into a ``Relation``); its tables are
+merging and the facet are then the classic ones. SQL text takes the same road
+(:mod:`~lineage_operators.spark.connect.columns.sql_relation` parses it into a ``Relation``); its tables are
 matched to what openlineage-sql parsed (:func:`rels_of_reads`)."""
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -80,9 +79,6 @@ def frame_column_lineage(  # noqa: PLR0917
     return lineage
 
 
-INSERT_WITH_COLUMNS = re.compile(r"\s*insert\s+(?:into|overwrite)\s+(?:table\s+)?[^\s(]+\s*\(", re.IGNORECASE)
-
-
 def rels_of_reads(
     by_read: dict[Any, list[RelationFacts]], sources: dict[SqlTable, list[RelationFacts]]
 ) -> Any:
@@ -110,4 +106,4 @@ def _same_table(name: str, table: SqlTable) -> bool:
     return len(parts) <= len(known) and known[-len(parts) :] == parts
 
 
-__all__ = ["INSERT_WITH_COLUMNS", "frame_column_lineage", "read_key", "rels_of_reads"]
+__all__ = ["frame_column_lineage", "read_key", "rels_of_reads"]

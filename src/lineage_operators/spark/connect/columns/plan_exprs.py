@@ -379,6 +379,9 @@ class Scope:
                 return node("Not", [node("EqualTo", args)])
             if aggregating and name in AGGREGATES:
                 return node("AggregateExpression", [node(AGGREGATES[name], args)])
+            replaced = _replacement(name, args)
+            if replaced is not None:
+                return replaced
             return node(FUNCTIONS.get(name, _generic_class(name)), args)
         raise Untranslatable(f"expression term {kind}")
 
@@ -428,6 +431,18 @@ _GENERATOR_NAMES = {
     "posexplode": ("pos", "col"),
     "posexplode_outer": ("pos", "col"),
 }
+
+
+def _replacement(name: str, args: list[Json]) -> Json | None:
+    """``nullif`` / ``nvl2`` as the analyzer makes them: a RuntimeReplaceable whose one child is
+    the ``If`` it evaluates to (the classic rules read the condition as CONDITIONAL)."""
+    if name == "nullif" and len(args) == 2:
+        value = node("If", [node("EqualTo", args), LITERAL, args[0]])
+    elif name == "nvl2" and len(args) == 3:
+        value = node("If", [node("IsNotNull", [args[0]]), args[1], args[2]])
+    else:
+        return None
+    return node(f"Fn{name.capitalize()}", [value], replacement=True)
 
 
 def _generic_class(name: str) -> str:

@@ -13,10 +13,10 @@ Operators are mapped as Spark's analyzer does: ``withColumn(s)`` / ``drop`` / ``
 samples, repartitions and hints pass their input through. A temp view read by name is replaced by
 the plan that defined it (as the analyzer inlines it).
 
-A ``spark.sql(...)`` relation is translated when its text is a simple SELECT
-(:mod:`~lineage_operators.spark.connect.columns.sql_select`).
+A ``spark.sql(...)`` relation is translated from its query's Relations
+(:mod:`~lineage_operators.spark.connect.columns.sql_relation`, parsed with sqlglot).
 Not translated (:class:`~lineage_operators.spark.connect.columns.plan_exprs.Untranslatable`: that write gets
-no column lineage): other SQL relations, pivots, lambdas, Python UDTFs, ``mapInPandas`` and the like.
+no column lineage): SQL that module does not map, pivots, lambdas, Python UDTFs, ``mapInPandas`` and the like.
 
 Size: one translation per Connect relation kind (project, filter, join, aggregate, set
 operations, ...); they share the scope of resolved columns, as the analyzer does.
@@ -162,17 +162,19 @@ class _Translator:
         return self._leaf(item, _fields(self.leaf_schema(item)))
 
     def _sql(self, rel: Any) -> tuple[Json, list[Attr]]:
-        """``spark.sql("SELECT ...")`` inside a DataFrame plan: a simple SELECT is derived from
-        its text (:mod:`~lineage_operators.spark.connect.columns.sql_select`); parameters or anything else
-        cannot be."""
-        from lineage_operators.spark.connect.columns.sql_select import select_relation
+        """``spark.sql("SELECT ...")`` inside a DataFrame plan: its query as Relations
+        (:mod:`~lineage_operators.spark.connect.columns.sql_relation`); parameters cannot be."""
+        from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
 
         if rel.args or rel.pos_args or rel.named_arguments or rel.pos_arguments:
             raise Untranslatable("a SQL relation with parameters")
-        relation = select_relation(rel.query)
-        if relation is None:
-            raise Untranslatable("a SQL relation that is not a simple SELECT")
-        return self.relation(relation)
+        try:
+            query = parse_query(rel.query)
+        except Unsupported as exc:
+            raise Untranslatable(f"SQL: {exc}") from exc
+        if query.columns is not None:
+            raise Untranslatable("a SQL relation that is an INSERT")
+        return self.relation(query.relation)
 
     def _range(self, rel: Any) -> tuple[Json, list[Attr]]:
         return self._leaf(None, [("id", "long")])

@@ -1,0 +1,61 @@
+"""sql_relation: SQL statements -> the query they write, as Connect Relations (sqlglot)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("sqlglot")
+pytest.importorskip("pyspark.sql.connect.proto")
+
+from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
+
+
+@pytest.mark.parametrize(
+    ("statement", "columns"),
+    [
+        ("CREATE TABLE db.t USING parquet AS SELECT a FROM s", None),
+        ("CREATE OR REPLACE TABLE db.t USING delta AS SELECT a FROM s", None),
+        ("REPLACE TABLE db.t USING delta AS SELECT a FROM s", None),
+        ("INSERT INTO db.t SELECT a FROM s x", None),
+        ("INSERT OVERWRITE TABLE db.t SELECT x.a FROM s AS x", None),
+        ("INSERT INTO db.t (b, a) SELECT 1, a FROM s", ("b", "a")),
+        ("WITH q AS (SELECT a FROM s) INSERT INTO db.t SELECT a FROM q", None),
+    ],
+)
+def test_statements_give_their_query(statement: str, columns: tuple[str, ...] | None) -> None:
+    query = parse_query(statement)
+    assert query.columns == columns
+    assert query.relation.WhichOneof("rel_type") in ("project", "subquery_alias")
+
+
+def test_ctes_are_inlined_at_each_use_and_paths_are_file_reads() -> None:
+    query = parse_query("WITH q AS (SELECT a FROM parquet.`/d/t`) SELECT a FROM q UNION SELECT a FROM q")
+    text = str(query.relation)
+    assert text.count('paths: "/d/t"') == 2
+    assert "named_table" not in text
+
+
+@pytest.mark.parametrize(
+    ("statement", "why"),
+    [
+        ("SELECT a FROM s WHERE a IN (SELECT b FROM u)", "subquery in WHERE"),
+        ("SELECT * FROM s PIVOT (sum(a) FOR b IN (1, 2))", "PIVOT"),
+        ("SELECT a FROM s GROUP BY GROUPING SETS ((a), ())", "GROUPING SETS"),
+        ("DROP TABLE s", "without a query"),
+        ("SELECT a FROM s NATURAL JOIN u", "NATURAL"),
+        ("SELEC a FROM", "parser"),
+    ],
+)
+def test_what_is_not_mapped_says_why(statement: str, why: str) -> None:
+    with pytest.raises(Unsupported, match=why):
+        parse_query(statement)
+
+
+@pytest.mark.parametrize(
+    ("keys", "group_type"), [("ROLLUP(a, b)", "ROLLUP"), ("CUBE(a)", "CUBE"), ("a, b", "GROUPBY")]
+)
+def test_rollup_and_cube_are_aggregates_of_their_kind(keys: str, group_type: str) -> None:
+    relation = parse_query(f"SELECT a, sum(c) FROM s GROUP BY {keys}").relation
+    aggregate = relation.project.input.to_df.input.aggregate
+    assert aggregate.group_type == getattr(type(aggregate), f"GROUP_TYPE_{group_type}")
+    assert len(aggregate.grouping_expressions) == len(keys.split(","))
