@@ -34,6 +34,8 @@ class Known:
     reason: str
     lines: tuple[str, ...] = ()
     issue: int | None = None
+    #: seen in some runs only (the jar's output varies): not reported as stale when unused
+    sometimes: bool = False
 
     def covers(self, difference: Difference, line: str) -> bool:
         return (
@@ -79,6 +81,7 @@ def _entry(raw: dict[str, Any], where: str) -> Known:
         reason=" ".join(str(raw["reason"]).split()),
         lines=tuple(raw.get("lines", ())),
         issue=raw.get("issue"),
+        sometimes=bool(raw.get("sometimes", False)),
     )
 
 

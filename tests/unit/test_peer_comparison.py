@@ -256,6 +256,12 @@ def test_the_reviewed_file_loads() -> None:
     assert all(entry.reason for entry in load())
 
 
+def test_an_entry_seen_in_some_runs_only_says_so() -> None:
+    raw = {"jobs": ["j"], "facet": "dataset", "kind": "jar-bug", "reason": "varies"}
+    assert not _entry(raw, "entry").sometimes
+    assert _entry({**raw, "sometimes": True}, "entry").sometimes
+
+
 def test_the_lakehouse_entries_come_first_then_the_main_files_entries_for_every_job() -> None:
     own, general = load(LAKEHOUSE_KNOWN_FILE), [e for e in load() if e.jobs == ("*",)]
     assert own

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from tests.peer.conftest import dump
-from tests.peer.corpus_lakehouse import LAKE_JOBS
+from tests.peer.corpus_lakehouse import BROKEN, LAKE_JOBS
 from tests.peer.known import LAKEHOUSE_KNOWN_FILE, explain, load, load_lakehouse
 from tests.peer.report import spark_line
 from tests.peer.runner import Outcome
@@ -21,11 +21,16 @@ def test_both_listeners_report_the_same_lakehouse_lineage(
     name: str, corpus_outcomes: dict[str, Outcome], peer_session: Any
 ) -> None:
     outcome = corpus_outcomes[name]
+    line = spark_line(peer_session[0].version)
+    if (name, line) in BROKEN:
+        assert BROKEN[name, line] in (outcome.error or ""), (
+            f"{name} no longer fails so on {line}: re-enable it"
+        )
+        return
     assert outcome.error is None, f"{name} failed: {outcome.error}"
     assert outcome.jar_event_types, (
         f"openlineage-spark emitted nothing for {name}: the comparison would prove nothing"
     )
-    line = spark_line(peer_session[0].version)
     unexplained = [d for d, entry in explain(outcome.differences, load_lakehouse(), line) if not entry]
     assert not unexplained, "\n".join(
         [f"{d.dataset} {d.facet}:\n  ours: {d.ours}\n  jar:  {d.jar}" for d in unexplained] + [dump(outcome)]
@@ -41,5 +46,9 @@ def test_every_accepted_lakehouse_difference_is_still_seen(
     used = {
         entry for o in corpus_outcomes.values() for _, entry in explain(o.differences, known, line) if entry
     }
-    stale = [entry for entry in own if entry not in used and (not entry.lines or line in entry.lines)]
+    stale = [
+        entry
+        for entry in own
+        if entry not in used and not entry.sometimes and (not entry.lines or line in entry.lines)
+    ]
     assert not stale, f"entries of known_differences_lakehouse.toml that explain nothing on {line}: {stale}"
