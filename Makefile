@@ -180,7 +180,7 @@ test-peer: $(addprefix test-peer-,$(PEER_TEST_LINES))
 
 # The peer on Delta Lake and Iceberg tables (tests/peer/lakehouse): a session with the jar, Delta and Iceberg, in a
 # pytest process of its own per line where all three exist. `make test` runs LAKEHOUSE_PEER_TEST_LINES.
-LAKEHOUSE_PEER_LINES := 3.5 4.0 4.1
+LAKEHOUSE_PEER_LINES := 3.5 4.1
 LAKEHOUSE_PEER_TEST_LINES := 3.5 4.1
 
 test-peer-lakehouse-%: .venv-spark-%/.installed

@@ -15,6 +15,9 @@ from tests.peer.known import LAKEHOUSE_KNOWN_FILE, explain, load, load_lakehouse
 from tests.peer.report import spark_line
 from tests.peer.runner import Outcome
 
+#: The first test runs the whole corpus (its fixture): Delta's first writes are slow on a loaded machine.
+pytestmark = pytest.mark.timeout(1800)
+
 
 @pytest.mark.parametrize("name", [job.name for job in LAKE_JOBS])
 def test_both_listeners_report_the_same_lakehouse_lineage(
