@@ -22,7 +22,7 @@ pyspark_wheels = bash scripts/pyspark_wheels.sh $(PY) $(1)
 LOWEST_PYSPARK := 4.0.0
 LOWEST_SPARK_PYSPARK := 3.5.0
 
-.PHONY: setup demo docs test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer peer lint bench services spark-only-env spark-provider-env clean test-envs
+.PHONY: setup demo docs test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer test-peer-lakehouse peer lint bench services spark-only-env spark-provider-env clean test-envs
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -174,13 +174,25 @@ peer_venv = $(if $(filter newest,$(1)),$(VENV)/.installed,.venv-spark-$(1)/.inst
 
 test-peer-%: setup services
 	@$(MAKE) --no-print-directory $(call peer_venv,$*)
-	$(SPEC_ENV) $(call peer_python,$*) -m pytest -p no:cacheprovider --durations=3 tests/peer $(PEER_ARGS)
+	$(SPEC_ENV) $(call peer_python,$*) -m pytest -p no:cacheprovider --durations=3 tests/peer --ignore=tests/peer/lakehouse $(PEER_ARGS)
 
 test-peer: $(addprefix test-peer-,$(PEER_TEST_LINES))
+
+# The peer on Delta Lake and Iceberg tables (tests/peer/lakehouse): a session with the jar, Delta and Iceberg, in a
+# pytest process of its own per line where all three exist. `make test` runs LAKEHOUSE_PEER_TEST_LINES.
+LAKEHOUSE_PEER_LINES := 3.5 4.1
+LAKEHOUSE_PEER_TEST_LINES := 3.5 4.1
+
+test-peer-lakehouse-%: .venv-spark-%/.installed
+	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=3 tests/peer/lakehouse $(PEER_ARGS)
+
+test-peer-lakehouse: $(addprefix test-peer-lakehouse-,$(LAKEHOUSE_PEER_TEST_LINES))
 
 peer: setup services
 	@for line in $(PEER_LINES); do \
 		$(MAKE) --no-print-directory test-peer-$$line PEER_ARGS="--peer-report=$(CURDIR)/$(PEER_REPORT_DIR)" || status=1; \
+	done; for line in $(LAKEHOUSE_PEER_LINES); do \
+		$(MAKE) --no-print-directory test-peer-lakehouse-$$line PEER_ARGS="--peer-report=$(CURDIR)/$(PEER_REPORT_DIR)" || status=1; \
 	done; ls $(PEER_REPORT_DIR)/peer-*.md; exit $${status:-0}
 
 services:
@@ -193,7 +205,7 @@ demo: setup
 # PostgreSQL, Airflow home, Spark and Connect server; their output is printed per suite when it ends). Their
 # environments and test-only jars are made first, one at a time, so that no two jobs build the same one.
 TEST_JOBS ?= 2
-LINE_SUITES := test-peer test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta
+LINE_SUITES := test-peer test-peer-lakehouse test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta
 
 test-envs: $(LOWEST_VENV)/.installed $(LOWEST_SPARK_VENV)/.installed $(foreach l,$(SPARK_LINES),.venv-spark-$(l)/.installed)
 	$(PY) -m tests.support.maven_jars --all > /dev/null

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.peer.known import explain, load
+from tests.peer.known import Known, explain, load
 from tests.peer.runner import Outcome
 
 
@@ -18,8 +18,8 @@ def spark_line(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
-def rows(outcomes: dict[str, Outcome], line: str) -> list[dict[str, Any]]:
-    known = load()
+def rows(outcomes: dict[str, Outcome], line: str, known: list[Known] | None = None) -> list[dict[str, Any]]:
+    known = load() if known is None else known
     found = []
     for outcome in outcomes.values():
         for difference, entry in explain(outcome.differences, known, line):
@@ -60,12 +60,20 @@ def markdown(outcomes: dict[str, Outcome], version: str, found: list[dict[str, A
     return "\n".join(lines)
 
 
-def write_report(directory: Path, outcomes: dict[str, Outcome], version: str) -> list[dict[str, Any]]:
+def write_report(
+    directory: Path,
+    outcomes: dict[str, Outcome],
+    version: str,
+    prefix: str = "peer",
+    known: list[Known] | None = None,
+) -> list[dict[str, Any]]:
+    """``<prefix>-<line>.md`` and ``.json`` in ``directory`` (the lakehouse corpus: ``peer-lakehouse``,
+    explained by its own ``known`` entries)."""
     line = spark_line(version)
-    found = rows(outcomes, line)
+    found = rows(outcomes, line, known)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / f"peer-{line}.md").write_text(markdown(outcomes, version, found))
-    (directory / f"peer-{line}.json").write_text(
+    (directory / f"{prefix}-{line}.md").write_text(markdown(outcomes, version, found))
+    (directory / f"{prefix}-{line}.json").write_text(
         json.dumps(
             {"spark": version, "jobs": len(outcomes), "differences": found},
             indent=1,

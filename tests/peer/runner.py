@@ -104,13 +104,21 @@ def data_files(path: Path) -> int:
     return sum(1 for f in path.rglob("*") if f.is_file() and not f.name.startswith(("_", ".")))
 
 
+#: Table formats whose folder keeps every version's data files and its metadata: the files there
+#: are not the write's, so their count says nothing of our ``fileCount``.
+TABLE_FORMAT_LAYERS = ("delta", "iceberg")
+
+
 def disk_differences(job: str, ours: dict[str, dict[str, Any]]) -> list[Difference]:
-    """Our file outputs' ``fileCount`` against the files really there (after a job that succeeded)."""
+    """Our plain file outputs' ``fileCount`` against the files really there (after a job that
+    succeeded); Delta and Iceberg outputs are not counted on disk (:data:`TABLE_FORMAT_LAYERS`)."""
     found = []
     for key, view in ours.items():
         direction, _, dataset = key.partition(" ")
         count = (view.get("outputStatistics") or {}).get("fileCount")
         if direction != "output" or count is None or not dataset.startswith("file:"):
+            continue
+        if (view.get("storage") or {}).get("storageLayer") in TABLE_FORMAT_LAYERS:
             continue
         path = Path(dataset.removeprefix("file:"))
         if path.exists() and data_files(path) != count:
