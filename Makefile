@@ -22,7 +22,7 @@ pyspark_wheels = bash scripts/pyspark_wheels.sh $(PY) $(1)
 LOWEST_PYSPARK := 4.0.0
 LOWEST_SPARK_PYSPARK := 3.5.0
 
-.PHONY: setup demo docs test test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer test-peer-lakehouse peer lint bench services spark-only-env spark-provider-env clean test-envs
+.PHONY: setup demo docs test test-main test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer test-peer-lakehouse peer lint bench services spark-only-env spark-provider-env clean test-envs
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -201,9 +201,10 @@ services:
 demo: setup
 	$(PY) scripts/demo.py
 
-# After the main suite, the other environments' suites run TEST_JOBS at a time (each pytest process has its own
-# PostgreSQL, Airflow home, Spark and Connect server; their output is printed per suite when it ends). Their
-# environments and test-only jars are made first, one at a time, so that no two jobs build the same one.
+# The main suite and the other environments' suites run TEST_JOBS at a time, the main suite (the longest) first
+# (each pytest process has its own PostgreSQL, Airflow home, Spark and Connect server; their output is printed per
+# suite when it ends). The environments and test-only jars are made first, one at a time, so that no two jobs
+# build the same one.
 TEST_JOBS ?= 2
 LINE_SUITES := test-peer test-peer-lakehouse test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta
 
@@ -216,10 +217,13 @@ docs: setup
 	$(VENV)/bin/sphinx-build -W --keep-going -E -q -b html docs .build/docs
 
 test: setup spark-only-env spark-provider-env services docs
+	$(MAKE) test-envs
+	$(MAKE) -j$(TEST_JOBS) --output-sync=target test-main $(LINE_SUITES)
+
+# The main suite (everything but the other environments' suites), on the default environment.
+test-main: setup spark-only-env spark-provider-env services
 	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
 	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --durations=15 --ignore=tests/peer
-	$(MAKE) test-envs
-	$(MAKE) -j$(TEST_JOBS) --output-sync=target $(LINE_SUITES)
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts $(wildcard docs/*.py)

@@ -175,6 +175,7 @@ class PlanReader(CommandOutputs):
             facts.column_lineage = self._columns.read(
                 plan, facts.inputs, got.query_facts, execution=qe, rendered=got.plan_json
             )
+        read_targets(facts)
         self._remember_tables(facts)
         return facts
 
@@ -212,6 +213,7 @@ class PlanReader(CommandOutputs):
             attach_observed(_observed_steps(qe), facts.inputs, facts.outputs)
         if facts.outputs and self._columns is not None:
             facts.column_lineage = self._columns.read(plan, facts.inputs)
+        read_targets(facts)
         self._remember_tables(facts)
         return facts
 
@@ -275,6 +277,24 @@ def _observed_reads(node: Any, command: Any, found: dict[str, int], depth: int, 
     children = node.children().iterator()
     while children.hasNext():
         _observed_reads(children.next(), command, found, depth + 1, changed=below_changed)
+
+
+def read_targets(facts: ExecutionFacts) -> None:
+    """Pure, in place: an input that names a table but has no location (a row-level ``MERGE``,
+    ``UPDATE`` or ``DELETE`` reads its target through Spark's ``RowLevelOperationTable``, which has
+    none) is the table the execution wrote: it takes that output's location, names and version (the
+    table's snapshot when the command ended, as for any read: openlineage-spark reports the target
+    of these commands as an input too)."""
+    written = {rel.table: rel for rel in facts.outputs if rel.table is not None and rel.location}
+    for rel in facts.inputs:
+        target = written.get(rel.table) if rel.location is None and rel.table is not None else None
+        if target is None:
+            continue
+        rel.location, rel.symlink, rel.catalog_facts = target.location, target.symlink, target.catalog_facts
+        rel.provider = rel.provider or target.provider
+        rel.file_format = rel.file_format or target.file_format
+        rel.schema_text = rel.schema_text or target.schema_text
+        rel.version = target.written_version or target.version
 
 
 def _needs_plan(cls: str) -> bool:
