@@ -45,6 +45,7 @@ from lineage_operators.spark.plan.leaves import (
 from lineage_operators.spark.plan.records import _at, _pick_sql, _sub
 from lineage_operators.spark.plan.statistics import apply_relation_stats, read_relation_stats
 from lineage_operators.spark.rdd.sources import logical_rdd_locations
+from lineage_operators.spark.tables import delta, delta_columns
 
 log = get_logger(__name__)
 
@@ -165,6 +166,8 @@ class PlanReader(CommandOutputs):
             facts.column_lineage = self._columns.read(
                 plan, facts.inputs, got.query_facts, execution=qe, rendered=got.plan_json
             )
+            if facts.column_lineage is None and cls in delta.ROW_LEVEL_COMMANDS:
+                facts.column_lineage = delta_columns.row_level_lineage(plan)
         self._remember_tables(facts)
         return facts
 
@@ -200,6 +203,8 @@ class PlanReader(CommandOutputs):
             read_relation_stats(self._t, leaves, facts.inputs)
         if facts.outputs and self._columns is not None:
             facts.column_lineage = self._columns.read(plan, facts.inputs)
+            if facts.column_lineage is None and cls in delta.ROW_LEVEL_COMMANDS:
+                facts.column_lineage = delta_columns.row_level_lineage(plan)
         self._remember_tables(facts)
         return facts
 
