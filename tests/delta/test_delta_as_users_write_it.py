@@ -140,7 +140,7 @@ def test_replace_where_merge_schema_and_the_change_feed(spark: Any, tmp_path: Pa
     fed = captured(spark, read_feed)
     no_log_reads(fed)
     (read,) = fed.inputs
-    assert (read.namespace, read.name) == local(path)
+    assert ((read.namespace, read.name), version(read)) == (local(path), "1")  # the version it starts from
     (copy,) = fed.outputs
     assert (copy.namespace, copy.name) == local(feed_copy)
 

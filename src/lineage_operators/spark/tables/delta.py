@@ -39,6 +39,14 @@ TAHOE_LOG_INDEX = f"{_DELTA}.files.TahoeLogFileIndex"
 SNAPSHOT_DESCRIPTOR = f"{_DELTA}.SnapshotDescriptor"
 DELTA_TABLE_V2 = f"{_DELTA}.catalog.DeltaTableV2"
 DELTA_LOG = f"{_DELTA}.DeltaLog"
+#: a Change Data Feed read (``readChangeFeed``): a ``BaseRelation`` over the table's changes
+CDF_RELATION = f"{_DELTA}.commands.cdc.CDCReader$DeltaCDFRelation"
+#: what ``DeltaCDFRelation.snapshotWithSchemaMode`` is: Delta 4.1 moved it out of ``CDCReader``
+_SNAPSHOT_MODES = (
+    f"{_DELTA}.commands.cdc.SnapshotWithSchemaMode",
+    f"{_DELTA}.commands.cdc.CDCReader$SnapshotWithSchemaMode",
+)
+_SNAPSHOT = f"{_DELTA}.Snapshot"
 #: Delta's row-level commands: each rewrites the files of its ``target`` table.
 ROW_LEVEL_COMMANDS = (
     f"{_DELTA}.commands.MergeIntoCommand",
@@ -81,7 +89,35 @@ def read_version_field(t: Any) -> Any:
         return t.constant(NONE)
     version = t.chain((TAHOE_LOG_INDEX, "snapshotAtAnalysis"), (SNAPSHOT_DESCRIPTOR, "version"))
     index = t.chain((_HFR, "location"), t.when(TAHOE_LOG_INDEX, version))
-    return t.when(_LR, t.chain((_LR, "relation"), t.when(_HFR, index)))
+    change_feed = t.constant(NONE)
+    if t.has_class(CDF_RELATION):  # a Change Data Feed read: the version it starts from
+        change_feed = t.when(CDF_RELATION, t.opt(t.step(CDF_RELATION, "startingVersion")))
+    return t.when(_LR, t.chain((_LR, "relation"), t.when(_HFR, index, change_feed)))
+
+
+def cdf_location_field(t: Any, otherwise: Any) -> Any:
+    """Over a ``LogicalRelation``'s relation: a Change Data Feed read's table root (its snapshot's
+    ``DeltaLog.dataPath``), else ``otherwise``."""
+    modes = [name for name in _SNAPSHOT_MODES if t.has_class(name)]
+    if not t.has_class(CDF_RELATION) or not modes:
+        return otherwise
+    path = t.chain(
+        (CDF_RELATION, "snapshotWithSchemaMode"),
+        (modes[0], "snapshot"),
+        (_SNAPSHOT, "deltaLog"),
+        (DELTA_LOG, "dataPath"),
+        ("java.lang.Object", "toString"),
+    )
+    return t.when(CDF_RELATION, path, otherwise)
+
+
+def change_feed_read(location: str | None, schema: str | None) -> list[Any]:
+    """The table a Change Data Feed read reads (its version: :func:`with_read_version`)."""
+    from lineage_operators.spark.facts import RelationFacts
+
+    if not location or location == NONE:
+        return []
+    return [RelationFacts(location=location, schema_text=schema, provider=PROVIDER)]
 
 
 def v2_location_field(t: Any, otherwise: Any) -> Any:
@@ -186,10 +222,13 @@ def _empty_schema(schema_text: str | None) -> bool:
 
 
 __all__ = [
+    "CDF_RELATION",
     "DELTA_TABLE_V2",
     "MAINTENANCE_COMMANDS",
     "PROVIDER",
     "ROW_LEVEL_COMMANDS",
+    "cdf_location_field",
+    "change_feed_read",
     "complete_written",
     "drop_log_reads",
     "is_log_read",
