@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+
+def captured(spark: Any, body: Callable[[], Any]) -> Any:
+    """``body`` under a fresh capture that waits for Spark's listener as long as it takes: these tests
+    check what is captured, not how fast, and a loaded machine's Delta commands take seconds."""
+    from tests.spark.spark_helpers import PATIENT, run_captured
+
+    return run_captured(spark, body, timeout=PATIENT)[1]
 
 
 def history(spark: Any, table: str) -> int:

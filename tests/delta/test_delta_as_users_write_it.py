@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.delta.delta_helpers import commit_metrics, delta_python, history
+from tests.delta.delta_helpers import captured, commit_metrics, delta_python, history
 from tests.iceberg.iceberg_helpers import column_sources, statistics, version
-from tests.spark.spark_helpers import captured, lifecycle, local, names, schema
+from tests.spark.spark_helpers import lifecycle, local, names, schema
 
 
 def no_log_reads(result: Any) -> None:

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.delta.delta_helpers import commit_metrics, dataset_dependencies, history
+from tests.delta.delta_helpers import captured, commit_metrics, dataset_dependencies, history
 from tests.iceberg.iceberg_helpers import column_sources as direct_sources
 from tests.iceberg.iceberg_helpers import statistics, storage, symlinks, version
-from tests.spark.spark_helpers import captured, lifecycle, local, names, schema
+from tests.spark.spark_helpers import lifecycle, local, names, schema
 
 
 def no_log_reads(result: Any) -> None:
