@@ -13,13 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.iceberg.iceberg_helpers import storage, symlinks, version
-from tests.spark.spark_helpers import captured, lifecycle, local, names, schema
-
-
-def history(spark: Any, table: str) -> int:
-    """The newest version Delta's history lists for ``table`` (a name or ``delta.`path```)."""
-    return int(spark.sql(f"DESCRIBE HISTORY {table}").agg({"version": "max"}).collect()[0][0])
+from tests.delta.delta_helpers import captured, commit_metrics, dataset_dependencies, history
+from tests.iceberg.iceberg_helpers import column_sources as direct_sources
+from tests.iceberg.iceberg_helpers import statistics, storage, symlinks, version
+from tests.spark.spark_helpers import lifecycle, local, names, schema
 
 
 def no_log_reads(result: Any) -> None:
@@ -38,11 +35,15 @@ def test_path_writes_reads_and_time_travel(spark: Any, tmp_path: Path) -> None:
     assert (out.namespace, out.name) == local(source)
     assert (storage(out), version(out), lifecycle(out)) == (("delta", "parquet"), "0", "CREATE")
     assert schema(out) == [("id", "long")]
+    metrics = commit_metrics(spark, f"delta.`{source}`", 0)  # what Delta's commit says it wrote
+    assert statistics(out) == (5, metrics["numOutputBytes"], metrics["numFiles"])
+    assert metrics["numOutputBytes"] > 0
     no_log_reads(created)
 
     appended = captured(spark, lambda: spark.range(3).write.format("delta").mode("append").save(str(source)))
     (out,) = appended.outputs
     assert (version(out), lifecycle(out)) == (str(history(spark, f"delta.`{source}`")), None)
+    assert statistics(out)[0] == 3
 
     def copy() -> None:
         frame = spark.read.format("delta").load(str(source)).selectExpr("id * 2 AS doubled")
@@ -95,6 +96,8 @@ def test_sql_and_table_writes(spark: Any, tables: Path, warehouse: Path) -> None
     assert (storage(orders), version(orders), lifecycle(orders)) == (("delta", "parquet"), "0", "CREATE")
     assert schema(orders) == [("id", "long"), ("amount", "long")]  # the catalog keeps none: Delta's log does
     assert column_sources(orders, "amount") == {(local(tables)[1], "amount")}
+    metrics = commit_metrics(spark, "delta_db.orders", 0)
+    assert statistics(orders) == (6, metrics["numOutputBytes"], metrics["numFiles"])  # counted once
 
     insert = captured(
         spark, lambda: spark.sql("INSERT INTO delta_db.orders SELECT id + 10, amount FROM delta_db.orders")
@@ -104,35 +107,86 @@ def test_sql_and_table_writes(spark: Any, tables: Path, warehouse: Path) -> None
     (written,) = insert.outputs
     assert (version(read), version(written), lifecycle(written)) == ("0", "1", None)
     assert column_sources(written, "amount") == {(local(location / "orders")[1], "amount")}
+    metrics = commit_metrics(spark, "delta_db.orders", 1)
+    assert statistics(written) == (6, metrics["numOutputBytes"], metrics["numFiles"])
 
     saved = captured(spark, lambda: spark.range(2).write.format("delta").saveAsTable("delta_db.updates"))
     no_log_reads(saved)
     (updates,) = saved.outputs
     assert (updates.namespace, updates.name) == local(location / "updates")
     assert (schema(updates), version(updates), lifecycle(updates)) == ([("id", "long")], "0", "CREATE")
+    assert statistics(updates)[0] == 2
 
 
 def test_merge_update_delete_report_their_target(spark: Any, tables: Path, warehouse: Path) -> None:
     spark.sql(f"CREATE TABLE delta_db.balances USING delta AS SELECT * FROM delta.`{tables}`")
-    spark.range(3, 9).write.format("delta").saveAsTable("delta_db.changes")
+    spark.range(3, 9).selectExpr("id", "id * 7 AS amount").write.format("delta").saveAsTable(
+        "delta_db.changes"
+    )
     target = local(warehouse / "delta_db.db" / "balances")
     statements = {
         "MERGE": "MERGE INTO delta_db.balances b USING delta_db.changes c ON b.id = c.id "
-        "WHEN MATCHED THEN UPDATE SET amount = 0 WHEN NOT MATCHED THEN INSERT (id, amount) VALUES (c.id, 1)",
-        "UPDATE": "UPDATE delta_db.balances SET amount = amount + 1 WHERE id > 2",
-        "DELETE": "DELETE FROM delta_db.balances WHERE id = 1",
+        "WHEN MATCHED AND c.amount > 40 THEN UPDATE SET amount = c.amount + 1 "
+        "WHEN NOT MATCHED THEN INSERT (id, amount) VALUES (c.id, c.amount)",
+        "UPDATE": "UPDATE delta_db.balances SET amount = amount + id WHERE id > 2",
+        "DELETE": "DELETE FROM delta_db.balances WHERE amount = 10",
     }
+    written = {}
     for kind, statement in statements.items():
         result = captured(spark, lambda statement=statement: spark.sql(statement))
         no_log_reads(result)
-        (written,) = result.outputs
-        assert (written.namespace, written.name) == target, kind
-        assert lifecycle(written) == "OVERWRITE", kind
-        assert version(written) == str(history(spark, "delta_db.balances")), kind
-        assert symlinks(written) == [(f"file:{warehouse}", "delta_db.balances", "TABLE")], kind
+        (written[kind],) = result.outputs
+        out = written[kind]
+        assert (out.namespace, out.name) == target, kind
+        assert lifecycle(out) == "OVERWRITE", kind
+        assert version(out) == str(history(spark, "delta_db.balances")), kind
+        assert symlinks(out) == [(f"file:{warehouse}", "delta_db.balances", "TABLE")], kind
         assert target in names(result.inputs), kind
-    merged_from = local(warehouse / "delta_db.db" / "changes")
-    assert merged_from in names(captured(spark, lambda: spark.sql(statements["MERGE"])).inputs)
+        if kind == "MERGE":
+            assert local(warehouse / "delta_db.db" / "changes") in names(result.inputs)
+
+    # outputStatistics: the rows, bytes and files each commit added, as Delta's history lists them
+    merged, updated, deleted = (commit_metrics(spark, "delta_db.balances", v) for v in (1, 2, 3))
+    assert statistics(written["MERGE"]) == (
+        merged["numOutputRows"],
+        merged["numTargetBytesAdded"],
+        merged["numTargetFilesAdded"],
+    )
+    assert merged["numOutputRows"] > 0
+    assert statistics(written["UPDATE"]) == (
+        updated["numUpdatedRows"] + updated["numCopiedRows"],
+        updated["numAddedBytes"],
+        updated["numAddedFiles"],
+    )
+    assert statistics(written["DELETE"]) == (
+        deleted["numCopiedRows"],
+        deleted["numAddedBytes"],
+        deleted["numAddedFiles"],
+    )
+
+    # columnLineage: each column from every clause's value, the conditions choosing the rows
+    assert direct_sources(written["MERGE"]) == {
+        "id": {("balances", "id", "IDENTITY"), ("changes", "id", "IDENTITY")},
+        "amount": {
+            ("balances", "amount", "IDENTITY"),
+            ("changes", "amount", "TRANSFORMATION"),
+            ("changes", "amount", "IDENTITY"),
+        },
+    }
+    assert {("balances", "id", "JOIN"), ("changes", "id", "JOIN"), ("changes", "amount", "CONDITIONAL")} <= (
+        dataset_dependencies(written["MERGE"])
+    )
+    assert direct_sources(written["UPDATE"]) == {
+        "id": {("balances", "id", "IDENTITY")},
+        "amount": {("balances", "amount", "TRANSFORMATION"), ("balances", "id", "TRANSFORMATION")},
+    }
+    update_fields = written["UPDATE"].facets["columnLineage"].fields["amount"].inputFields
+    assert ("id", "CONDITIONAL") in {(i.field, t.subtype) for i in update_fields for t in i.transformations}
+    assert direct_sources(written["DELETE"]) == {
+        "id": {("balances", "id", "IDENTITY")},
+        "amount": {("balances", "amount", "IDENTITY")},
+    }
+    assert dataset_dependencies(written["DELETE"]) == {("balances", "amount", "FILTER")}
 
 
 def test_drop_reports_the_table_location(spark: Any, tables: Path, warehouse: Path) -> None:

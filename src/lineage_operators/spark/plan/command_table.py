@@ -249,6 +249,10 @@ def _delta_row_level(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
     return [replace(r, lifecycle="OVERWRITE") for r in rels]
 
 
+def _delta_maintenance(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
+    return delta.maintained_table(call.plan, call.cls)
+
+
 def _alter(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
     return alter_outputs(reader, reader._t, call.plan)
 
@@ -452,6 +456,16 @@ COMMANDS: tuple[Command, ...] = (
             needs_plan=True,
         )
         for cls in delta.ROW_LEVEL_COMMANDS
+    ),
+    *(
+        Command(
+            cls,
+            "the Delta table it rewrites, with the version it made"
+            + ("; OVERWRITE" if lifecycle else " (no lifecycle: its rows stay the same)"),
+            _delta_maintenance,
+            needs_plan=True,
+        )
+        for cls, lifecycle in delta.MAINTENANCE_COMMANDS.items()
     ),
     *(
         Command(

@@ -114,7 +114,10 @@ class CommandOutputs(InputReading, CatalogOutputs):
             return []
         outputs = command.handle(self, Call(cls, cmd, plan, qe, succeeded, inputs))
         # a failed write made no Delta version: the table's current one is not this task's
-        return delta.complete_written(self._t, self._jss, outputs) if succeeded else outputs
+        if not succeeded:
+            return outputs
+        counted = self.__dict__.setdefault("_delta_commits_counted", set())
+        return delta.complete_written(self._t, self._jss, outputs, counted)
 
     def _save_into(self, cmd: list[str | None], qe: Any, succeeded: bool) -> list[RelationFacts]:
         source_cls, mode, url, dbtable, query, path, schema, short = (_at(cmd, i) for i in range(8))

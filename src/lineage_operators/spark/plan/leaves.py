@@ -165,7 +165,11 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
             ),
         ),
         t.when(LR, t.chain(relation, ("java.lang.Object", "toString"))),
-        t.when(LR, t.chain(relation, hfr_paths), t.when(DSV2_REL, t.chain(v2_table, ft_paths))),
+        t.when(
+            LR,
+            t.chain(relation, delta.cdf_location_field(t, hfr_paths)),
+            t.when(DSV2_REL, t.chain(v2_table, ft_paths)),
+        ),
         t.when(LR, t.chain(relation, hfr_dirs), t.when(DSV2_REL, t.chain(v2_table, ft_dirs))),
         _relation_schema(t, t.step(STRUCT, "json" if schema_json else "hashCode")),
         ct_of_leaf,
@@ -353,6 +357,10 @@ def _files(reading: InputReading, record: list[str | None]) -> list[RelationFact
     return [RelationFacts(location=d, schema_text=_at(record, 5), file_format=_at(record, 2)) for d in dirs]
 
 
+def _change_feed(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
+    return delta.change_feed_read(_at(record, 3), _at(record, 5))
+
+
 def _jdbc_relation(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
     jdbc = _sub(_at(record, 7), SEP3)
     return [reading._jdbc(_at(jdbc, 0), _at(jdbc, 1), _at(jdbc, 2), _at(record, 5))]
@@ -388,6 +396,11 @@ RELATIONS: dict[str, Leaf] = {
             JDBC_REL,
             "the JDBC table or query, URL without credentials; schema of a table read",
             _jdbc_relation,
+        ),
+        Leaf(
+            delta.CDF_RELATION,
+            "a Delta Change Data Feed read: the table's root, the version it starts from as version",
+            _change_feed,
         ),
     )
 }

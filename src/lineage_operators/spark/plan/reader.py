@@ -53,6 +53,7 @@ from lineage_operators.spark.plan.leaves import (
 from lineage_operators.spark.plan.records import _at, _pick_sql, _sub
 from lineage_operators.spark.plan.statistics import apply_relation_stats, read_relation_stats
 from lineage_operators.spark.rdd.sources import logical_rdd_locations
+from lineage_operators.spark.tables import delta, delta_columns
 
 log = get_logger(__name__)
 
@@ -175,6 +176,8 @@ class PlanReader(CommandOutputs):
             facts.column_lineage = self._columns.read(
                 plan, facts.inputs, got.query_facts, execution=qe, rendered=got.plan_json
             )
+            if facts.column_lineage is None and cls in delta.ROW_LEVEL_COMMANDS:
+                facts.column_lineage = self._delta_row_level_lineage(plan, cls, facts)
         read_targets(facts)
         self._remember_tables(facts)
         return facts
@@ -213,9 +216,31 @@ class PlanReader(CommandOutputs):
             attach_observed(_observed_steps(qe), facts.inputs, facts.outputs)
         if facts.outputs and self._columns is not None:
             facts.column_lineage = self._columns.read(plan, facts.inputs)
+            if facts.column_lineage is None and cls in delta.ROW_LEVEL_COMMANDS:
+                facts.column_lineage = self._delta_row_level_lineage(plan, cls, facts)
         read_targets(facts)
         self._remember_tables(facts)
         return facts
+
+    def _delta_row_level_lineage(self, plan: Any, cls: str, facts: ExecutionFacts) -> Any:
+        """Column lineage of a Delta MERGE/UPDATE/DELETE (:mod:`.tables.delta_columns` of spark/).
+        Its target and source are fields of the command, not children: their leaves are read here with
+        their attributes, so the lineage's source columns name them (Delta reads them again in nested
+        executions, whose attributes differ)."""
+        lineage = delta_columns.row_level_lineage(plan)
+        if lineage is None:
+            return None
+        try:
+            plans = [plan.target()] + ([plan.source()] if cls.endswith("MergeIntoCommand") else [])
+        except Exception as exc:
+            log.debug("lineage capture: no Delta command leaves: %s", describe(exc))
+            return lineage
+        for part in plans:
+            try:
+                facts.inputs.extend(self._inputs(part, None))
+            except Exception as exc:
+                log.debug("lineage capture: cannot read a Delta command's leaves: %s", describe(exc))
+        return lineage
 
     def _remember_tables(self, facts: ExecutionFacts) -> None:
         for rel in (*facts.inputs, *facts.outputs):

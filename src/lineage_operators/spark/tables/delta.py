@@ -28,6 +28,7 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.jvm.text import NONE
+from lineage_operators.spark.tables.delta_metrics import commit_info, commit_statistics
 
 log = get_logger(__name__)
 
@@ -38,12 +39,29 @@ TAHOE_LOG_INDEX = f"{_DELTA}.files.TahoeLogFileIndex"
 SNAPSHOT_DESCRIPTOR = f"{_DELTA}.SnapshotDescriptor"
 DELTA_TABLE_V2 = f"{_DELTA}.catalog.DeltaTableV2"
 DELTA_LOG = f"{_DELTA}.DeltaLog"
+#: a Change Data Feed read (``readChangeFeed``): a ``BaseRelation`` over the table's changes
+CDF_RELATION = f"{_DELTA}.commands.cdc.CDCReader$DeltaCDFRelation"
+#: what ``DeltaCDFRelation.snapshotWithSchemaMode`` is: Delta 4.1 moved it out of ``CDCReader``
+_SNAPSHOT_MODES = (
+    f"{_DELTA}.commands.cdc.SnapshotWithSchemaMode",
+    f"{_DELTA}.commands.cdc.CDCReader$SnapshotWithSchemaMode",
+)
+_SNAPSHOT = f"{_DELTA}.Snapshot"
 #: Delta's row-level commands: each rewrites the files of its ``target`` table.
 ROW_LEVEL_COMMANDS = (
     f"{_DELTA}.commands.MergeIntoCommand",
     f"{_DELTA}.commands.UpdateCommand",
     f"{_DELTA}.commands.DeleteCommand",
 )
+#: Delta's table maintenance commands: the table they rewrite (OPTIMIZE: no lifecycle, its rows stay
+#: the same; RESTORE: OVERWRITE, its rows become an older version's). ``VACUUM`` (the ``DeltaTable``
+#: API runs it without a plan, SQL as ``VacuumTableCommand``) only deletes unreferenced files: not a write.
+MAINTENANCE_COMMANDS = {
+    f"{_DELTA}.commands.OptimizeTableCommand": None,
+    f"{_DELTA}.commands.RestoreTableCommand": "OVERWRITE",
+}
+_RESOLVED_TABLE = "org.apache.spark.sql.catalyst.analysis.ResolvedTable"
+_V2_RELATION = "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
 _LOG_DIR = re.compile(r"(^|/)_delta_log(/|$)")
 _LR = "org.apache.spark.sql.execution.datasources.LogicalRelation"
 _HFR = "org.apache.spark.sql.execution.datasources.HadoopFsRelation"
@@ -71,7 +89,42 @@ def read_version_field(t: Any) -> Any:
         return t.constant(NONE)
     version = t.chain((TAHOE_LOG_INDEX, "snapshotAtAnalysis"), (SNAPSHOT_DESCRIPTOR, "version"))
     index = t.chain((_HFR, "location"), t.when(TAHOE_LOG_INDEX, version))
-    return t.when(_LR, t.chain((_LR, "relation"), t.when(_HFR, index)))
+    change_feed = t.constant(NONE)
+    if t.has_class(CDF_RELATION):  # a Change Data Feed read: the version it starts from
+        try:
+            change_feed = t.when(CDF_RELATION, t.opt(t.step(CDF_RELATION, "startingVersion")))
+        except Exception as exc:  # a Delta build without the field: the leaf is read without it
+            log.debug("lineage capture: no Change Data Feed version: %s", describe(exc))
+    return t.when(_LR, t.chain((_LR, "relation"), t.when(_HFR, index, change_feed)))
+
+
+def cdf_location_field(t: Any, otherwise: Any) -> Any:
+    """Over a ``LogicalRelation``'s relation: a Change Data Feed read's table root (its snapshot's
+    ``DeltaLog.dataPath``), else ``otherwise``."""
+    modes = [name for name in _SNAPSHOT_MODES if t.has_class(name)]
+    if not t.has_class(CDF_RELATION) or not modes:
+        return otherwise
+    try:
+        path = t.chain(
+            (CDF_RELATION, "snapshotWithSchemaMode"),
+            (modes[0], "snapshot"),
+            (_SNAPSHOT, "deltaLog"),
+            (DELTA_LOG, "dataPath"),
+            ("java.lang.Object", "toString"),
+        )
+        return t.when(CDF_RELATION, path, otherwise)
+    except Exception as exc:  # a Delta build whose classes differ: every other leaf is read as before
+        log.debug("lineage capture: no Change Data Feed location: %s", describe(exc))
+        return otherwise
+
+
+def change_feed_read(location: str | None, schema: str | None) -> list[Any]:
+    """The table a Change Data Feed read reads (its version: :func:`with_read_version`)."""
+    from lineage_operators.spark.facts import RelationFacts
+
+    if not location or location == NONE:
+        return []
+    return [RelationFacts(location=location, schema_text=schema, provider=PROVIDER)]
 
 
 def v2_location_field(t: Any, otherwise: Any) -> Any:
@@ -93,15 +146,21 @@ def with_read_version(facts: list[Any], version: str | None) -> list[Any]:
     return facts
 
 
-def complete_written(t: Any, jss: Any, outputs: list[Any]) -> list[Any]:
-    """Delta outputs with the version the write made and, when the catalog had none, the table's
-    schema: both read from the table's ``DeltaLog`` once the command ran (five py4j calls per Delta
-    output; none for other outputs)."""
+def complete_written(
+    t: Any, jss: Any, outputs: list[Any], counted: set[tuple[str, int]] | None = None
+) -> list[Any]:
+    """Delta outputs with the version the write made, what that commit added as statistics and, when
+    the catalog had none, the table's schema: all read from the table's ``DeltaLog`` once the command
+    ran (the snapshot Delta holds and its last commit's first line: a few py4j calls and one small
+    file read per Delta output, never a Spark job; none for other outputs). ``counted``: the
+    ``(location, version)`` commits whose statistics this capture already gave (a CTAS also runs as a
+    nested execution: its commit is counted once)."""
     for rel in outputs:
         if rel.provider != PROVIDER or not rel.location or rel.lifecycle == "DROP":
             continue
         try:
-            snapshot = t.java_class(DELTA_LOG).forTable(jss, rel.location).unsafeVolatileSnapshot()
+            delta_log = t.java_class(DELTA_LOG).forTable(jss, rel.location)
+            snapshot = delta_log.unsafeVolatileSnapshot()
             version, schema = int(snapshot.version()), str(snapshot.schema().json())
         except Exception as exc:
             log.debug("lineage capture: no Delta state for %s: %s", rel.location, describe(exc))
@@ -110,7 +169,54 @@ def complete_written(t: Any, jss: Any, outputs: list[Any]) -> list[Any]:
             rel.version = str(version)
             if _empty_schema(rel.schema_text):
                 rel.schema_text = schema
+            key = (rel.location, version)
+            if counted is None or key not in counted:
+                stats = commit_statistics(commit_info(_commit_head(t, delta_log, version)))
+                if stats is not None:
+                    rel.rows, rel.size, rel.files = stats
+                    if counted is not None:
+                        counted.add(key)
     return outputs
+
+
+def _commit_head(t: Any, delta_log: Any, version: int) -> str | None:
+    """The first line of the commit file of ``version`` (its ``commitInfo``), read through the
+    table's own log store (any file system Delta reads); None when it cannot be read."""
+    try:
+        path = t.java_class("org.apache.hadoop.fs.Path")(delta_log.logPath(), f"{version:020d}.json")
+        lines = delta_log.store().read(path, delta_log.newDeltaHadoopConf())
+        return None if lines.isEmpty() else str(lines.head())
+    except Exception as exc:
+        log.debug("lineage capture: no Delta commit info for version %d: %s", version, describe(exc))
+        return None
+
+
+def maintained_table(command: Any, cls: str) -> list[Any]:
+    """The table an ``OPTIMIZE`` / ``RESTORE`` (the analyzed command object) rewrites, as an output
+    (its version, statistics and schema come from :func:`complete_written`); [] when it cannot be
+    found. A few py4j calls on the command object, no Spark job."""
+    from lineage_operators.spark.facts import RelationFacts, TableRef
+
+    try:
+        node = command.sourceTable() if cls.endswith("RestoreTableCommand") else command.child()
+        name = str(node.getClass().getName())
+        if name in (_RESOLVED_TABLE, _V2_RELATION):
+            node, name = node.table(), str(node.table().getClass().getName())
+        if not name.startswith(DELTA_TABLE_V2):
+            return []
+        location = str(node.path().toString())
+        catalog_table = node.catalogTable()
+        table = None
+        if catalog_table.isDefined():
+            identifier = catalog_table.get().identifier()
+            database = identifier.database()
+            table = TableRef(str(database.get()) if database.isDefined() else None, str(identifier.table()))
+    except Exception as exc:
+        log.debug("lineage capture: no Delta table for %s: %s", cls.rsplit(".", 1)[-1], describe(exc))
+        return []
+    return [
+        RelationFacts(location=location, table=table, provider=PROVIDER, lifecycle=MAINTENANCE_COMMANDS[cls])
+    ]
 
 
 def _empty_schema(schema_text: str | None) -> bool:
@@ -123,12 +229,17 @@ def _empty_schema(schema_text: str | None) -> bool:
 
 
 __all__ = [
+    "CDF_RELATION",
     "DELTA_TABLE_V2",
+    "MAINTENANCE_COMMANDS",
     "PROVIDER",
     "ROW_LEVEL_COMMANDS",
+    "cdf_location_field",
+    "change_feed_read",
     "complete_written",
     "drop_log_reads",
     "is_log_read",
+    "maintained_table",
     "read_version_field",
     "v2_location_field",
     "with_read_version",
