@@ -54,6 +54,8 @@ def spark(delta_jars: list[Path], tmp_path_factory: pytest.TempPathFactory) -> I
     conf = {
         "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
         "spark.sql.catalog.spark_catalog": DELTA_CATALOG,
+        # Delta computes a snapshot's state in 50 partitions by default: seconds of tiny tasks per table
+        "spark.databricks.delta.snapshotPartitions": "1",
     }
     session = open_session(
         "lineage-operators-delta-tests", delta_jars, conf, tmp_path_factory.mktemp("spark")

@@ -138,7 +138,7 @@ def test_merge_update_delete_report_their_target(spark: Any, tables: Path, wareh
         (written[kind],) = result.outputs
         out = written[kind]
         assert (out.namespace, out.name) == target, kind
-        assert lifecycle(out) == "OVERWRITE", kind
+        assert lifecycle(out) is None, kind  # rows changed in place, as openlineage-spark reports it
         assert version(out) == str(history(spark, "delta_db.balances")), kind
         assert symlinks(out) == [(f"file:{warehouse}", "delta_db.balances", "TABLE")], kind
         assert target in names(result.inputs), kind

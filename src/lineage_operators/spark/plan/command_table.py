@@ -240,13 +240,13 @@ def _v2_create(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
 
 
 def _row_level(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
-    rels = reader._read_leaf(call.plan.originalTable())
-    return [_with_written(replace(r, lifecycle="OVERWRITE")) for r in rels]
+    rels = reader._read_leaf(call.plan.originalTable())  # rows changed in place: no lifecycle, as the jar
+    return [_with_written(replace(r, lifecycle=None)) for r in rels]
 
 
 def _delta_row_level(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
-    rels = reader._inputs(call.plan.target(), None)
-    return [replace(r, lifecycle="OVERWRITE") for r in rels]
+    rels = reader._inputs(call.plan.target(), None)  # rows changed in place: no lifecycle, as the jar
+    return [replace(r, lifecycle=None) for r in rels]
 
 
 def _delta_maintenance(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
@@ -442,7 +442,7 @@ COMMANDS: tuple[Command, ...] = (
     *(
         Command(
             cls,
-            "the table of a row-level write (MERGE, UPDATE, DELETE); OVERWRITE",
+            "the table of a row-level write (MERGE, UPDATE, DELETE); no lifecycle (rows changed in place)",
             _row_level,
             needs_plan=True,
         )
@@ -451,7 +451,7 @@ COMMANDS: tuple[Command, ...] = (
     *(
         Command(
             cls,
-            "the Delta table the command rewrites (its target), with the version it made; OVERWRITE",
+            "the Delta table the command rewrites (its target), with the version it made; no lifecycle",
             _delta_row_level,
             needs_plan=True,
         )

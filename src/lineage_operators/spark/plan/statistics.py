@@ -18,11 +18,13 @@ from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.jvm.text import NONE, RSEP, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
+from lineage_operators.spark.tables import delta
 
 log = get_logger(__name__)
 
 _LR = "org.apache.spark.sql.execution.datasources.LogicalRelation"
 _HFR = "org.apache.spark.sql.execution.datasources.HadoopFsRelation"
+_FILE_INDEX = "org.apache.spark.sql.execution.datasources.FileIndex"
 _HIVE_REL = "org.apache.spark.sql.catalyst.catalog.HiveTableRelation"
 _BASE_REL = "org.apache.spark.sql.sources.BaseRelation"
 _CATALOG_TABLE = "org.apache.spark.sql.catalyst.catalog.CatalogTable"
@@ -31,13 +33,26 @@ _TABLE_ID = "org.apache.spark.sql.catalyst.TableIdentifier"
 _LONG_MAX = 2**63 - 1
 
 
+def _file_index_figures(t: JvmTools) -> tuple[Any, Any]:
+    """(size, file count) of a ``HadoopFsRelation``, from its file index; none for Delta's
+    (``TahoeLogFileIndex``), whose files and size are its snapshot's state: reading them can start a
+    Spark job (openlineage-spark's issue 4976: on the listener thread, events dropped under load)."""
+    size = t.step(_FILE_INDEX, "sizeInBytes")
+    count = t.chain(
+        (_FILE_INDEX, "inputFiles"), t.static("java.lang.reflect.Array", "getLength", ["java.lang.Object"])
+    )
+    if t.has_class(delta.TAHOE_LOG_INDEX):
+        size = t.when(delta.TAHOE_LOG_INDEX, t.constant(NONE), size)
+        count = t.when(delta.TAHOE_LOG_INDEX, t.constant(NONE), count)
+    location = (_HFR, "location")
+    return t.chain(location, size), t.chain(location, count)
+
+
 def _build_stats_fn(t: JvmTools) -> Any:
     """Leaf -> relation identity, db, table, relation size, input file count, catalog size, rows."""
     relation = (_LR, "relation")
     identity = t.static("java.lang.System", "identityHashCode", ["java.lang.Object"])
-    file_count = t.chain(
-        (_HFR, "inputFiles"), t.static("java.lang.reflect.Array", "getLength", ["java.lang.Object"])
-    )
+    files_size, file_count = _file_index_figures(t)
     table = t.when(
         _LR,
         t.chain((_LR, "catalogTable"), ("scala.Option", "get")),
@@ -48,7 +63,7 @@ def _build_stats_fn(t: JvmTools) -> Any:
         t.when(_LR, t.chain(relation, identity)),
         t.opt(t.chain(table, (_CATALOG_TABLE, "identifier"), (_TABLE_ID, "database"))),
         t.chain(table, (_CATALOG_TABLE, "identifier"), (_TABLE_ID, "table")),
-        t.when(_LR, t.chain(relation, t.step(_BASE_REL, "sizeInBytes"))),
+        t.when(_LR, t.chain(relation, t.when(_HFR, files_size, t.step(_BASE_REL, "sizeInBytes")))),
         t.when(_LR, t.chain(relation, t.when(_HFR, file_count))),
         t.chain(stats, (_CATALOG_STATS, "sizeInBytes")),
         t.opt(t.chain(stats, (_CATALOG_STATS, "rowCount"))),
