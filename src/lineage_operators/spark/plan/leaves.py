@@ -4,6 +4,9 @@ py4j calls, and parsed into :class:`~lineage_operators.spark.facts.RelationFacts
 Leaves: ``LogicalRelation`` over ``HadoopFsRelation`` / ``JDBCRelation`` / with a
 ``catalogTable``, ``HiveTableRelation``, ``DataSourceV2Relation``
 (:mod:`~lineage_operators.spark.plan.v2_tables`).
+
+Size: the JVM-side record of a leaf (its field order) and the parsing of each leaf kind (files,
+catalog tables, V2 tables, JDBC, Delta change feeds) sit side by side: both halves share that order.
 """
 
 from __future__ import annotations
