@@ -13,7 +13,16 @@ def _reply(*parts: str) -> str:
 def test_parts_of_a_write():
     leaf = SEP.join(["LogicalRelation", "HadoopFsRelation", "parquet", "/d", "", "17"])
     text = _reply(
-        "7", "q-1", "root", leaf + RSEP + leaf, "17" + SEP + "{}", "s", "0", "3" + SEP + "a", "Map()"
+        "7",
+        "q-1",
+        "root",
+        leaf + RSEP + leaf,
+        "17" + SEP + "{}",
+        "s",
+        "0",
+        "3" + SEP + "a",
+        "Map()",
+        "o" + SEP + "{}",
     )
     got = parse(text)
     assert got is not None
@@ -21,13 +30,18 @@ def test_parts_of_a_write():
     assert (got.qe_id, got.query_id, got.root_text) == (7, "q-1", "root")
     assert got.leaf_records == [[*leaf.split(SEP)]] * 2
     assert (got.schema_text, got.stats_text, got.has_logical_rdd) == ("17" + SEP + "{}", "s", False)
-    assert (got.query_facts, got.metrics_text) == ("3" + SEP + "a", "Map()")
+    assert (got.query_facts, got.metrics_text, got.observed_text) == (
+        "3" + SEP + "a",
+        "Map()",
+        "o" + SEP + "{}",
+    )
 
 
 def test_absent_ids_and_metrics_are_none():
-    got = parse(_reply(NONE, NONE, "root", "", "", "", "1", NONE, NONE))
+    got = parse(_reply(NONE, NONE, "root", "", "", "", "1", NONE, NONE, NONE))
     assert got is not None
     assert (got.qe_id, got.query_id, got.metrics_text, got.has_logical_rdd) == (None, None, None, True)
+    assert got.observed_text is None
     assert got.leaf_records == []
 
 
@@ -38,18 +52,18 @@ def test_failed_analysis():
 
 
 def test_a_stray_separator_falls_back_to_the_step_by_step_read():
-    assert parse(_reply("1", "k", "root with " + PART + " inside", "", "", "", "0", NONE, NONE)) is None
+    assert parse(_reply("1", "k", "root with " + PART + " inside", "", "", "", "0", NONE, NONE, NONE)) is None
     assert parse(None) is None
     assert parse(_reply("1", "k")) is None
 
 
 def test_the_written_plan_part_only_when_asked_for():
-    parts = ("7", "q", "root", "", "", "", "0", "2" + SEP + "a", NONE)
+    parts = ("7", "q", "root", "", "", "", "0", "2" + SEP + "a", NONE, NONE)
     got = parse(_reply(*parts, '=[{"class":"Project"}]'), with_plan=True)
     assert got is not None
     assert got.plan_json == '=[{"class":"Project"}]'
     assert parse(_reply(*parts, NONE), with_plan=True).plan_json is None  # type: ignore[union-attr]
-    # without the request, a tenth part is a stray separator: read step by step
+    # without the request, an eleventh part is a stray separator: read step by step
     assert parse(_reply(*parts, "=[]")) is None
     assert parse(_reply(*parts), with_plan=True) is None
     assert parse(_reply(*parts)).plan_json is None  # type: ignore[union-attr]
