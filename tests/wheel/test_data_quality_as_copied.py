@@ -9,18 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.schema_server import serve_spec
-from tests.wheel.conftest import ROOT, WheelEnv
-from tests.wheel.test_readme_as_copied import _BLOCK, _pytest
+from tests.wheel.conftest import WheelEnv
+from tests.wheel.test_readme_as_copied import _pytest, section_files
 
 SECTION = "## Trying it in a test"
 
 
 def page_files() -> dict[str, str]:
-    text = (ROOT / "docs" / "data-quality.md").read_text(encoding="utf-8")
-    start = text.index(SECTION)
-    end = text.find("\n## ", start + len(SECTION))
-    section = text[start : end if end != -1 else len(text)]
-    files = {m["path"]: f"# {m['path']}\n{m['body']}" for m in _BLOCK.finditer(section)}
+    files = section_files("data-quality.md", SECTION)
     assert set(files) == {"dags/quality_orders.py", "tests/test_quality_orders.py"}, sorted(files)
     return files
 

@@ -22,13 +22,18 @@ SECTION = "## With pytest"
 _BLOCK = re.compile(r"```python\n# (?P<path>[\w./-]+)\n(?P<body>.*?)```", re.DOTALL)
 
 
-def readme_files() -> dict[str, str]:
-    """``path -> text`` of every python block of the testing section that names its file."""
-    text = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
-    start = text.index(SECTION)
-    end = text.find("\n## ", start + len(SECTION))
+def section_files(page: str, heading: str) -> dict[str, str]:
+    """``path -> text`` of every python block under ``heading`` of ``docs/<page>`` that names its file."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
     section = text[start : end if end != -1 else len(text)]
-    files = {m["path"]: f"# {m['path']}\n{m['body']}" for m in _BLOCK.finditer(section)}
+    return {m["path"]: f"# {m['path']}\n{m['body']}" for m in _BLOCK.finditer(section)}
+
+
+def readme_files() -> dict[str, str]:
+    """The files of the testing page's "With pytest" section."""
+    files = section_files("testing.md", SECTION)
     assert set(files) == {"dags/orders.py", "tests/test_orders_lineage.py"}, sorted(files)
     return files
 
