@@ -15,7 +15,6 @@ import atexit
 import contextlib
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.ports import free_port as _free_port
+from tests.support.processes import log_tail, stop_group
 
 HOST = "127.0.0.1"
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
@@ -98,22 +98,11 @@ class ConnectServer:
         raise RuntimeError(f"Spark Connect server did not listen within {START_TIMEOUT:.0f}s")
 
     def log_tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self._log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "<no log>"
+        return log_tail(self._log, lines)
 
     def stop(self) -> None:
         process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=30)
+        stop_group(process)
         shutil.rmtree(self.root, ignore_errors=True)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import time
 import urllib.request
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.support.ports import HOST, free_port
+from tests.support.processes import log_tail, stop_group
 
 SERVER_CLASS = "org.apache.iceberg.rest.RESTCatalogServer"
 START_TIMEOUT = 90.0
@@ -111,20 +111,8 @@ class RestCatalog:
         raise RuntimeError(f"the Iceberg REST catalog server did not answer within {START_TIMEOUT:.0f}s")
 
     def log_tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "<no log>"
+        return log_tail(self.log, lines)
 
     def stop(self) -> None:
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
+        stop_group(process)

@@ -20,3 +20,30 @@ def run_to_end(
         timeout=timeout,
         check=False,
     )
+
+
+def stop_group(process: subprocess.Popen[bytes] | None, wait_s: float = 30) -> None:
+    """Stop a server started with ``start_new_session=True`` and all it started: TERM to its process
+    group, KILL when it has not ended within ``wait_s``. None, or a process that ended, is left alone."""
+    import contextlib
+    import os
+    import signal
+
+    if process is None or process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=wait_s)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=wait_s)
+
+
+def log_tail(log: Path, lines: int = 40) -> str:
+    """The last ``lines`` of a server's log, for an error message."""
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "<no log>"
