@@ -14,6 +14,8 @@ What is compared, and how each facet is normalized before the comparison (the ``
 - ``schema`` (nested fields, name and type), ``dataSource``, ``symlinks`` (identifiers as a sorted list),
   ``storage``, ``lifecycleStateChange``, ``version``, ``catalog`` when both have it;
 - ``inputStatistics`` / ``outputStatistics``;
+- ``icebergScanReport`` on inputs, without its planning timer (``totalPlanningDuration``: milliseconds
+  of each side's own planning) and with numbers compared as floats (the jar writes them as doubles);
 - ``columnLineage``: each output field's input fields with their transformations as sets (the order of
   the lists carries nothing), and the dataset-wide ``dataset`` entries. A transformation's
   ``description`` is not compared: the jar fills it only when its descriptions option is on;
@@ -31,7 +33,7 @@ from typing import Any
 #: Dataset facets compared when either side has them.
 DATASET_FACETS = ("schema", "dataSource", "symlinks", "storage", "lifecycleStateChange", "version")
 #: Compared only when both sides have them (a facet the jar emits that we lack is listed by name).
-DIRECTION_FACETS = {"input": ("inputStatistics",), "output": ("outputStatistics",)}
+DIRECTION_FACETS = {"input": ("inputStatistics", "icebergScanReport"), "output": ("outputStatistics",)}
 COLUMN_LINEAGE = "columnLineage"
 #: The facet name of a difference between our ``outputStatistics.fileCount`` and the files on disk.
 ON_DISK = "fileCount on disk"
@@ -111,6 +113,18 @@ def normalize_column_lineage(facet: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def normalize_scan_report(facet: Mapping[str, Any]) -> dict[str, Any]:
+    metrics = {
+        key: float(value)
+        for key, value in (facet.get("scanMetrics") or {}).items()
+        if key != "totalPlanningDuration" and value is not None
+    }
+    out = {key: value for key, value in facet.items() if key != "scanMetrics"}
+    if isinstance(out.get("snapshotId"), int | float):
+        out["snapshotId"] = float(out["snapshotId"])
+    return {**out, "scanMetrics": metrics}
+
+
 def normalize_facet(name: str, facet: Any) -> Any:
     facet = _strip(facet)
     if name == "schema":  # an empty schema (the jar's, for a dropped table) says nothing: as absent
@@ -121,6 +135,8 @@ def normalize_facet(name: str, facet: Any) -> Any:
         return _sorted_list(facet.get("identifiers") or [])
     if name == "dataSource":
         return {"name": facet.get("name"), "uri": facet.get("uri")}
+    if name == "icebergScanReport":
+        return normalize_scan_report(facet)
     return facet
 
 

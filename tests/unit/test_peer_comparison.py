@@ -267,3 +267,21 @@ def test_the_lakehouse_entries_come_first_then_the_main_files_entries_for_every_
     assert own
     assert general
     assert load_lakehouse() == own + general
+
+
+def test_the_iceberg_scan_report_is_compared_without_its_timer_and_as_floats() -> None:
+    def read(snapshot: Any, files: Any, planning: Any) -> dict[str, Any]:
+        report = {"snapshotId": snapshot, "filterDescription": "", "projectedFieldNames": ["id"]}
+        report["scanMetrics"] = {"totalPlanningDuration": planning, "resultDataFiles": files}
+        return {
+            "namespace": "file",
+            "name": "/w/t",
+            "inputFacets": {"icebergScanReport": {**PRODUCER, **report}},
+        }
+
+    snapshot = 2234064637538602801
+    ours = dataset_views([read(snapshot, 2, 4)], "input")
+    same = dataset_views([read(float(snapshot), 2.0, 9.0)], "input")  # the jar's doubles, its own timing
+    assert dataset_differences("j", ours, same) == []
+    other = dataset_views([read(float(snapshot), 3.0, 4.0)], "input")
+    assert [d.facet for d in dataset_differences("j", ours, other)] == ["icebergScanReport"]

@@ -55,6 +55,7 @@ class RelationFacts:
     written_version: str | None = None  # the table's current snapshot: the version it has as an output
     written_commit: Any = None  # that snapshot's commit report (Iceberg: spark/tables/iceberg_reports.py)
     commit_report: Any = None  # an output's commit report: ``written_commit`` of the table it wrote
+    scan_report: Any = None  # an Iceberg input's scan report (spark/tables/iceberg_scans.py)
     #: the values of the writing execution's observations (``Dataset.observe``), by observation name
     observed: dict[str, dict[str, Any]] | None = None
 

@@ -59,6 +59,7 @@ class _Acc:
     version: str | None = None  # datasetVersion, the last one read or written
     catalog_facts: Any = None  # an Iceberg table's catalog (spark/iceberg_catalogs.CatalogFacts)
     commit_report: Any = None  # an Iceberg output's commit report (spark/tables/iceberg_reports.py)
+    scan_report: Any = None  # an Iceberg input's scan report (the last scan's)
     #: the values of the observations made on it (``Dataset.observe``), by observation name (the last win)
     observed: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -133,6 +134,8 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
         acc.catalog_facts = rel.catalog_facts or acc.catalog_facts
         if output:
             acc.commit_report = rel.commit_report or acc.commit_report
+        else:
+            acc.scan_report = rel.scan_report or acc.scan_report
         acc.file_format = rel.file_format or acc.file_format
         if rel.observed:
             acc.observed.update(rel.observed)
@@ -217,6 +220,15 @@ def _commit_report(acc: _Acc, dataset: LineageDataset) -> None:
         dataset.output_facets[FACET_NAME] = report
 
 
+def _scan_report(acc: _Acc, dataset: LineageDataset) -> None:
+    """An Iceberg input's ``icebergScanReport`` (the report of the scan that read it)."""
+    from lineage_operators.spark.tables.iceberg_report_facet import SCAN_FACET_NAME, scan_report_facet
+
+    report = _facet(acc, SCAN_FACET_NAME, lambda: scan_report_facet(acc.scan_report))
+    if report is not None:
+        dataset.input_facets[SCAN_FACET_NAME] = report
+
+
 def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
     from lineage_operators import facets as f
 
@@ -268,6 +280,8 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
         read = _facet(acc, "inputStatistics", lambda: f.input_statistics_facet(*totals))
         if read is not None:
             dataset.input_facets["inputStatistics"] = read
+    if not output and acc.scan_report is not None:
+        _scan_report(acc, dataset)
     if acc.observed:
         observed = _facet(acc, "dataQualityMetrics", lambda: _observed_metrics(acc, output))
         if observed is not None:  # a dataset facet of an output, an input facet of an input

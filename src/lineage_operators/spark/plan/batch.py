@@ -36,9 +36,9 @@ log = get_logger(__name__)
 
 SOURCE = "ExecutionReader.java"
 CLASS_NAME = "lineage_operators.ExecutionReader"
-_PARTS = 10
+_PARTS = 11
 #: With the write's plan part (``read`` with a leaf-column limit).
-_PARTS_WITH_PLAN = 11
+_PARTS_WITH_PLAN = 12
 #: The reply of a read given a file, when the reply is in the file.
 REPLY_IN_FILE = "@"
 #: Root commands whose output gets the write metrics (``CommandOutputs._with_stats``).
@@ -61,6 +61,8 @@ class ExecutionRead:
     metrics_text: str | None = None
     #: The values of the execution's observations (``Dataset.observe``): see :func:`observed_values`
     observed_text: str | None = None
+    #: The Iceberg scans of the executed plan (``tables.iceberg_scans.parse_scans``)
+    scans_text: str | None = None
     #: The written query's compact plan JSON part ("=" and the JSON; None when not rendered)
     plan_json: str | None = None
 
@@ -98,6 +100,7 @@ def _configure(t: JvmTools) -> Any:
         t.line.has_query_id,
     )
     _configure_plans(t, reader)
+    _configure_scans(t, reader)
     return reader
 
 
@@ -118,6 +121,22 @@ def _configure_plans(t: JvmTools, reader: Any) -> None:
         log.info("lineage capture: a write's plan JSON is read in a call of its own (%s)", describe(exc))
 
 
+def _configure_scans(t: JvmTools, reader: Any) -> None:
+    """Give the reader the Iceberg scan reader where Iceberg is on the classpath, so an Iceberg
+    input's scan figures come with the execution's read."""
+    from lineage_operators.spark.tables.iceberg_scans import scan_reader
+
+    scans = scan_reader(t)
+    if scans is None:
+        return
+    try:
+        reader.configureScans(scans)
+    except Exception as exc:
+        from lineage_operators._errors import describe
+
+        log.info("lineage capture: Iceberg reads report no scan figures (%s)", describe(exc))
+
+
 def batch_reader(t: JvmTools) -> Any:
     """The configured reader of this JVM (built on first use), or None where it cannot be."""
     try:
@@ -132,7 +151,7 @@ def batch_reader(t: JvmTools) -> Any:
 
 def parse(text: str | None, with_plan: bool = False) -> ExecutionRead | None:
     """The reply of ``ExecutionReader.read``; None when it is not well formed (read step by step).
-    ``with_plan``: the read was asked for the written plan's part (its eleventh)."""
+    ``with_plan``: the read was asked for the written plan's part (its twelfth)."""
     if text is None:
         return None
     parts = text.split(PART)
@@ -163,7 +182,8 @@ def parse(text: str | None, with_plan: bool = False) -> ExecutionRead | None:
         query_facts=parts[7],
         metrics_text=field(parts[8]),
         observed_text=field(parts[9]),
-        plan_json=field(parts[10]) if with_plan else None,
+        scans_text=field(parts[10]),
+        plan_json=field(parts[11]) if with_plan else None,
     )
 
 

@@ -54,6 +54,7 @@ from lineage_operators.spark.plan.records import _at, _pick_sql, _sub
 from lineage_operators.spark.plan.statistics import apply_relation_stats, read_relation_stats
 from lineage_operators.spark.rdd.sources import logical_rdd_locations
 from lineage_operators.spark.tables import delta, delta_columns
+from lineage_operators.spark.tables.iceberg_scans import attach_scans, parse_scans, read_scans
 
 log = get_logger(__name__)
 
@@ -179,6 +180,8 @@ class PlanReader(CommandOutputs):
             if facts.column_lineage is None and cls in delta.ROW_LEVEL_COMMANDS:
                 facts.column_lineage = self._delta_row_level_lineage(plan, cls, facts)
         read_targets(facts)
+        if got.scans_text:
+            attach_scans(parse_scans(got.scans_text), facts.inputs)
         self._remember_tables(facts)
         return facts
 
@@ -219,6 +222,8 @@ class PlanReader(CommandOutputs):
             if facts.column_lineage is None and cls in delta.ROW_LEVEL_COMMANDS:
                 facts.column_lineage = self._delta_row_level_lineage(plan, cls, facts)
         read_targets(facts)
+        if succeeded:
+            read_scans(self._t, qe, facts.inputs)
         self._remember_tables(facts)
         return facts
 

@@ -1,5 +1,6 @@
-"""Iceberg's commit report, as openlineage-spark's ``icebergCommitReport`` output facet carries it,
-read from the snapshot a write made (no metrics reporter).
+"""Iceberg's commit and scan reports, as openlineage-spark's ``icebergCommitReport`` output facet and
+``icebergScanReport`` input facet carry them; the commit report read from the snapshot a write made,
+the scan report from the scan that read (no metrics reporter either way).
 
 openlineage-spark builds the facet from the ``CommitReport`` Iceberg hands a ``MetricsReporter`` it
 injects into the catalog (``IcebergMetricsReporterInjector``). Iceberg fills that report's counters from
@@ -19,13 +20,19 @@ catalog, unless ``spark.openlineage.vendors.iceberg.metricsReporterDisabled``; a
 that keeps reporting elsewhere. Ours is there for every write whose snapshot is read.
 
 Pure parsing; the JVM reading is :func:`..iceberg.snapshot_field`.
+
+The scan report: Iceberg 1.10+ keeps the ``ScanReport`` of each Spark scan in the scan itself (for
+Spark's driver metrics), and the jar reads it there first (``scanReportSupplier``); so do we, after the
+execution (``jvm/java/IcebergScans.java``, :mod:`.iceberg_scans`). Its fields are the jar's: the
+snapshot read, the filter (Iceberg's sanitized text; empty for ``true``), the projected field names,
+the scan metrics (:data:`SCAN_METRICS`; the planning timer in milliseconds) and the report's metadata.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lineage_operators.spark.jvm.text import NONE, SEP2
+from lineage_operators.spark.jvm.text import NONE, SEP2, SEP3
 
 #: (snapshot summary key, ``commitMetrics`` field), in the jar's order.
 COUNTERS = (
@@ -93,4 +100,65 @@ def parse_commit(snapshot_id: str | None, text: str | None) -> CommitReport | No
     return CommitReport(snapshot, _number(fields[0]), fields[1] or None, metrics, metadata)
 
 
-__all__ = ["COUNTERS", "ENVIRONMENT", "SUMMARY_KEYS", "CommitReport", "parse_commit"]
+#: ``ScanMetricsResult``'s results, in the jar's order (``totalPlanningDuration`` is a timer, in ms).
+SCAN_METRICS = (
+    "totalPlanningDuration",
+    "resultDataFiles",
+    "resultDeleteFiles",
+    "totalDataManifests",
+    "totalDeleteManifests",
+    "scannedDataManifests",
+    "skippedDataManifests",
+    "totalFileSizeInBytes",
+    "totalDeleteFileSizeInBytes",
+    "skippedDataFiles",
+    "skippedDeleteFiles",
+    "scannedDeleteManifests",
+    "skippedDeleteManifests",
+    "indexedDeleteFiles",
+    "equalityDeleteFiles",
+    "positionalDeleteFiles",
+)
+
+
+@dataclass(frozen=True)
+class ScanReport:
+    """The values of one ``icebergScanReport`` facet (built by :mod:`.iceberg_report_facet`)."""
+
+    snapshot_id: int
+    filter_description: str = ""
+    projected_field_names: tuple[str, ...] = ()
+    metrics: tuple[tuple[str, int], ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+
+
+def parse_scan(fields: list[str | None]) -> ScanReport | None:
+    """The report part of a scan record (snapshot id, filter, projected names :data:`SEP2`-joined,
+    :data:`SCAN_METRICS` values :data:`SEP2`-joined, metadata as key :data:`SEP3` value :data:`SEP2`-joined)
+    -> its report; None without a report (an Iceberg release that keeps none in its scans)."""
+    fields = [*fields, *([None] * (5 - len(fields)))]
+    snapshot = _number(fields[0])
+    if snapshot is None:
+        return None
+    names = tuple(fields[2].split(SEP2)) if fields[2] else ()
+    values = fields[3].split(SEP2) if fields[3] else []
+    metrics = tuple(
+        (name, value)
+        for name, raw in zip(SCAN_METRICS, values, strict=False)
+        if (value := _number(None if raw == NONE else raw)) is not None
+    )
+    pairs = (entry.split(SEP3, 1) for entry in fields[4].split(SEP2)) if fields[4] else ()
+    metadata = tuple((pair[0], pair[1]) for pair in pairs if len(pair) == 2)
+    return ScanReport(snapshot, fields[1] or "", names, metrics, metadata)
+
+
+__all__ = [
+    "COUNTERS",
+    "ENVIRONMENT",
+    "SCAN_METRICS",
+    "SUMMARY_KEYS",
+    "CommitReport",
+    "ScanReport",
+    "parse_commit",
+    "parse_scan",
+]

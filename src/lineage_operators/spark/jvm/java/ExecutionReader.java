@@ -59,6 +59,9 @@ public class ExecutionReader {
     private Object planWriter;
     private Method render;
     private scala.Function1 queryOf;
+    /** The Iceberg scan reader (IcebergScans, compiled apart: called by reflection), or null. */
+    private Object icebergScans;
+    private Method readScans;
     /** Schema record text by StructType: a table read again serializes its schema once. */
     private final HashMap schemas = new HashMap();
 
@@ -86,6 +89,12 @@ public class ExecutionReader {
         planWriter = writer;
     }
 
+    /** The Iceberg scan reader ({@code IcebergScans}), where Iceberg is on the classpath. */
+    public void configureScans(Object scans) throws Exception {
+        readScans = scans.getClass().getMethod("read", new Class[] {Object.class});
+        icebergScans = scans;
+    }
+
     private static void addAll(HashSet set, String joined) {
         String[] names = joined.split(SEP);
         for (int i = 0; i < names.length; i++) {
@@ -100,7 +109,8 @@ public class ExecutionReader {
      * the root record, the distinct leaf records (RSEP), the distinct schema records (RSEP; empty
      * when no leaf has a schema), the distinct statistics records (RSEP), "1" when a leaf is a
      * LogicalRDD, the written query's facts (NONE without column lineage), the write metrics text
-     * (NONE when not read), the observations' values (NONE without any). A String when short, else a
+     * (NONE when not read), the observations' values (NONE without any), the Iceberg scans' records
+     * (IcebergScans.read; NONE without any or without the reader). A String when short, else a
      * StringBuilder.
      */
     public Object read(QueryExecution qe, boolean succeeded) {
@@ -108,7 +118,7 @@ public class ExecutionReader {
     }
 
     /**
-     * As above, plus an eleventh part when the written query's compact plan JSON was asked for
+     * As above, plus a twelfth part when the written query's compact plan JSON was asked for
      * ({@code maxLeafColumns} > 0): "=" and the JSON when its leaves have at most that many
      * columns, else NONE. A reply too long for one py4j segment is written to {@code path} (when
      * given and writable) and "@" returned.
@@ -172,7 +182,8 @@ public class ExecutionReader {
         String facts = queryFacts == null ? NONE : String.valueOf(queryFacts.apply(plan));
         out.append(facts).append(PART);
         out.append(succeeded && withMetrics.contains(cls) ? metrics(qe) : NONE).append(PART);
-        out.append(succeeded ? observed(qe) : NONE);
+        out.append(succeeded ? observed(qe) : NONE).append(PART);
+        out.append(succeeded ? scans(qe) : NONE);
         if (maxLeafColumns > 0) {
             boolean query = facts.length() > 0 && !facts.startsWith(NONE);
             StringBuilder json = query ? planJson(plan, leaves, maxLeafColumns) : null;
@@ -570,6 +581,17 @@ public class ExecutionReader {
         scala.collection.Iterator children = ((TreeNode) node).children().iterator();
         while (children.hasNext()) {
             observedReads(children.next(), found, depth + 1, below);
+        }
+    }
+
+    private String scans(QueryExecution qe) {
+        if (icebergScans == null) {
+            return NONE;
+        }
+        try {
+            return String.valueOf(readScans.invoke(icebergScans, new Object[] {qe.executedPlan()}));
+        } catch (Throwable e) {
+            return NONE;  // Iceberg inputs keep no scan figures
         }
     }
 
