@@ -12,7 +12,8 @@ What is compared, and how each facet is normalized before the comparison (the ``
 
 - identity: a dataset only one side reports is a difference of the facet ``dataset``;
 - ``schema`` (nested fields, name and type), ``dataSource``, ``symlinks`` (identifiers as a sorted list),
-  ``storage``, ``lifecycleStateChange``, ``version``, ``catalog`` when both have it;
+  ``storage``, ``lifecycleStateChange``, ``version``; ``catalog`` when the jar has it (one only ours has
+  is not a difference: the jar gives it on some commands only);
 - ``inputStatistics`` / ``outputStatistics``;
 - ``icebergScanReport`` on inputs, without its planning timer (``totalPlanningDuration``: milliseconds
   of each side's own planning) and with numbers compared as floats (the jar writes them as doubles);
@@ -171,8 +172,8 @@ def dataset_differences(
             mine, theirs = ours[key].get(facet), jar[key].get(facet)
             if mine != theirs:
                 found.append(Difference(job, key, facet, mine, theirs))
-        if "catalog" in ours[key] and "catalog" in jar[key] and ours[key]["catalog"] != jar[key]["catalog"]:
-            found.append(Difference(job, key, "catalog", ours[key]["catalog"], jar[key]["catalog"]))
+        if "catalog" in jar[key] and ours[key].get("catalog") != jar[key]["catalog"]:
+            found.append(Difference(job, key, "catalog", ours[key].get("catalog"), jar[key]["catalog"]))
     return found
 
 

@@ -79,8 +79,9 @@ def test_an_empty_schema_counts_as_none() -> None:
             {"columnLineage": {"fields": {"x": lineage("a", "a", ("DIRECT", "TRANSFORMATION"))}}},
             ["columnLineage"],
         ),
-        # a catalog facet only one side has is not compared; one both have is
+        # a catalog facet only ours has is not compared; one the jar has is
         ({"catalog": {"name": "a"}}, {}, []),
+        ({}, {"catalog": {"name": "a"}}, ["catalog"]),
         ({"catalog": {"name": "a"}}, {"catalog": {"name": "b"}}, ["catalog"]),
     ],
 )

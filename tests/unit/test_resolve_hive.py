@@ -45,3 +45,35 @@ def test_embedded_metastore_catalog_facet_has_no_metadata_uri() -> None:
 def test_no_catalog_facet_without_hive_or_for_other_catalogs() -> None:
     assert "catalog" not in _written(NamingContext(warehouse="/data/wh"))
     assert "catalog" not in _written(NamingContext(warehouse="/data/wh", hive=True), catalog="iceberg")
+
+
+DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+
+
+@pytest.mark.parametrize("hive", [False, True])
+def test_a_delta_table_of_deltas_session_catalog_gets_deltas_catalog_facet(hive: bool) -> None:
+    """As openlineage-spark's DeltaHandler: framework and type ``delta``, name ``spark_catalog``."""
+    table = TableRef("sales", "orders")
+    rel = RelationFacts(location="file:/data/wh/sales.db/orders", table=table, provider="delta")
+    path = RelationFacts(location="file:/lake/t", provider="delta")  # by path: no catalog table
+    ctx = NamingContext(warehouse="file:/data/wh", hive=hive, session_catalog=DELTA_CATALOG)
+    _, outputs, _ = resolve([ExecutionFacts("command", True, outputs=[rel, path])], ctx)
+    by_name = {d.name: d.facets for d in outputs}
+    catalog = by_name["/data/wh/sales.db/orders"]["catalog"]
+    assert (catalog.framework, catalog.type, catalog.name, catalog.source) == (
+        "delta",
+        "delta",
+        "spark_catalog",
+        "spark",
+    )
+    assert (catalog.metadataUri, catalog.warehouseUri) == (None, None)
+    assert "catalog" not in by_name["/lake/t"]
+    # not Delta's catalog, or not a Delta table: no Delta catalog facet
+    plain = NamingContext(warehouse="file:/data/wh")
+    _, outputs, _ = resolve([ExecutionFacts("command", True, outputs=[rel])], plain)
+    assert "catalog" not in outputs[0].facets
+    parquet = RelationFacts(
+        location="file:/data/wh/sales.db/p", table=TableRef("sales", "p"), provider="parquet"
+    )
+    _, outputs, _ = resolve([ExecutionFacts("command", True, outputs=[parquet])], ctx)
+    assert outputs[0].facets.get("catalog") is None or outputs[0].facets["catalog"].framework == "hive"

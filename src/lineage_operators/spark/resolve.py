@@ -35,6 +35,8 @@ class NamingContext:
     metastore_uris: str | None = None
     subset_limit: int = 100
     hive: bool = False  # Spark's session catalog is Hive's (spark.sql.catalogImplementation=hive)
+    #: the class set as ``spark_catalog`` (``spark.sql.catalog.spark_catalog``), if any: Delta's or Iceberg's
+    session_catalog: str | None = None
 
 
 @dataclass
@@ -201,11 +203,15 @@ def _hive_catalog(ctx: NamingContext) -> Any:
 
 
 def _catalog(acc: _Acc, ctx: NamingContext) -> Any:
-    """An Iceberg catalog's facet (its table in ``spark_catalog`` too), else the Hive catalog's."""
-    if acc.catalog_facts is not None:
-        from lineage_operators.spark.tables.iceberg_catalogs import catalog_facet
+    """An Iceberg catalog's facet (its table in ``spark_catalog`` too), Delta's for a Delta table of
+    ``DeltaCatalog`` as ``spark_catalog``, else the Hive catalog's."""
+    from lineage_operators.spark.tables import delta
+    from lineage_operators.spark.tables.iceberg_catalogs import CatalogFacts, catalog_facet
 
+    if acc.catalog_facts is not None:
         return catalog_facet(acc.catalog_facts)
+    if acc.symlinks and delta.in_delta_catalog(acc.provider, ctx.session_catalog):
+        return catalog_facet(CatalogFacts(_SESSION_CATALOG, delta.PROVIDER, framework=delta.PROVIDER))
     return _hive_catalog(ctx) if acc.hive_table else None
 
 

@@ -70,7 +70,11 @@ def read_naming(spark: Any, sc: Any) -> Any:
             "spark.hadoop.hive.metastore.uris", None
         )
     return NamingContext(
-        warehouse=warehouse, metastore_uris=metastore, subset_limit=_subset_limit(spark), hive=hive
+        warehouse=warehouse,
+        metastore_uris=metastore,
+        subset_limit=_subset_limit(spark),
+        hive=hive,
+        session_catalog=conf.get("spark.sql.catalog.spark_catalog", None),
     )
 
 

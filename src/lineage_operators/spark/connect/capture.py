@@ -396,6 +396,7 @@ class SparkConnectLineageCapture(PlanListener):
                 if conf.get("spark.sql.catalogImplementation") == "hive"
                 else None
             ),
+            session_catalog=conf.get("spark.sql.catalog.spark_catalog"),
         )
         return build_result(
             facts,

@@ -38,6 +38,8 @@ TAHOE_LOG_INDEX = f"{_DELTA}.files.TahoeLogFileIndex"
 #: what ``TahoeLogFileIndex.snapshotAtAnalysis`` is (a shallow descriptor of the snapshot)
 SNAPSHOT_DESCRIPTOR = f"{_DELTA}.SnapshotDescriptor"
 DELTA_TABLE_V2 = f"{_DELTA}.catalog.DeltaTableV2"
+#: Delta's session catalog (``spark.sql.catalog.spark_catalog``)
+DELTA_CATALOG = f"{_DELTA}.catalog.DeltaCatalog"
 DELTA_LOG = f"{_DELTA}.DeltaLog"
 #: a Change Data Feed read (``readChangeFeed``): a ``BaseRelation`` over the table's changes
 CDF_RELATION = f"{_DELTA}.commands.cdc.CDCReader$DeltaCDFRelation"
@@ -228,8 +230,15 @@ def _empty_schema(schema_text: str | None) -> bool:
         return False
 
 
+def in_delta_catalog(provider: str | None, session_catalog: str | None) -> bool:
+    """A table of ``provider`` in ``spark_catalog`` is a table of Delta's catalog: openlineage-spark then
+    gives it a ``catalog`` facet (framework and type ``delta``, name ``spark_catalog``, source ``spark``)."""
+    return (provider or "").lower() == PROVIDER and session_catalog == DELTA_CATALOG
+
+
 __all__ = [
     "CDF_RELATION",
+    "DELTA_CATALOG",
     "DELTA_TABLE_V2",
     "MAINTENANCE_COMMANDS",
     "PROVIDER",
@@ -238,6 +247,7 @@ __all__ = [
     "change_feed_read",
     "complete_written",
     "drop_log_reads",
+    "in_delta_catalog",
     "is_log_read",
     "maintained_table",
     "read_version_field",

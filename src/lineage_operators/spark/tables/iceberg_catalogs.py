@@ -113,6 +113,7 @@ class CatalogFacts:
     warehouse_uri: str | None = None
     metadata_uri: str | None = None
     properties: tuple[tuple[str, str], ...] = ()
+    framework: str = "iceberg"
 
 
 # --------------------------------------------------------------------------------------------
@@ -253,7 +254,7 @@ def catalog_facet(facts: CatalogFacts) -> Any:
     from openlineage.client.facet_v2 import catalog_dataset
 
     return catalog_dataset.CatalogDatasetFacet(
-        framework="iceberg",
+        framework=facts.framework,
         type=facts.type,
         name=facts.name,
         metadataUri=facts.metadata_uri,
