@@ -68,6 +68,12 @@ def test_a_delta_table_of_deltas_session_catalog_gets_deltas_catalog_facet(hive:
     )
     assert (catalog.metadataUri, catalog.warehouseUri) == (None, None)
     assert "catalog" not in by_name["/lake/t"]
+    # a dropped table this capture never saw: no provider known, Delta's catalog is the one it was in
+    dropped = RelationFacts(
+        location="file:/data/wh/sales.db/gone", table=TableRef("sales", "gone"), lifecycle="DROP"
+    )
+    _, outputs, _ = resolve([ExecutionFacts("command", True, outputs=[dropped])], ctx)
+    assert outputs[0].facets["catalog"].framework == "delta"
     # not Delta's catalog, or not a Delta table: no Delta catalog facet
     plain = NamingContext(warehouse="file:/data/wh")
     _, outputs, _ = resolve([ExecutionFacts("command", True, outputs=[rel])], plain)

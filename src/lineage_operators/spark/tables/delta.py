@@ -232,8 +232,10 @@ def _empty_schema(schema_text: str | None) -> bool:
 
 def in_delta_catalog(provider: str | None, session_catalog: str | None) -> bool:
     """A table of ``provider`` in ``spark_catalog`` is a table of Delta's catalog: openlineage-spark then
-    gives it a ``catalog`` facet (framework and type ``delta``, name ``spark_catalog``, source ``spark``)."""
-    return (provider or "").lower() == PROVIDER and session_catalog == DELTA_CATALOG
+    gives it a ``catalog`` facet (framework and type ``delta``, name ``spark_catalog``, source ``spark``).
+    The jar goes by the catalog alone; a provider not known here (a table dropped before this capture
+    saw it) counts as Delta's, a known other one (a Parquet table Delta's catalog delegates) does not."""
+    return (provider or PROVIDER).lower() == PROVIDER and session_catalog == DELTA_CATALOG
 
 
 __all__ = [
