@@ -6,7 +6,8 @@ subtype, masking and the ``dataset`` list).
 
 SQL (:data:`SQL_QUERIES`, ``sql_into_tables``): the SQL cases of those tests and the forms SQL users
 write (CTEs, one used twice; subqueries in ``FROM``; set operations; joins of every kind with
-aliases and ``USING``; ``GROUP BY`` / ``HAVING`` / ``ROLLUP`` / ``CUBE``; windows; ``CASE`` / ``IF`` /
+aliases and ``USING``; ``GROUP BY`` / ``HAVING`` / ``ROLLUP`` / ``CUBE`` / ``GROUPING SETS``;
+``PIVOT``; windows; ``CASE`` / ``IF`` /
 ``COALESCE`` / ``NULLIF`` / ``NVL2``; ``LATERAL VIEW``; CTAS; ``INSERT INTO`` / ``OVERWRITE`` with and
 without a column list, with table aliases; ``spark.sql(...)`` results written) run on both sides
 and must give identical facets (descriptions off: over Connect their texts are rebuilt from the
@@ -17,8 +18,6 @@ statement is mapped like a CTAS (unit test), not run here.
 
 Scenarios of those tests not here, and why (also in docs/spark-connect.md):
 
-* ``pivot``: the classic analyzer rewrites it into a two-level aggregate with ``PivotFirst``; not
-  translated (no columnLineage facet over Connect).
 * JDBC (needs PostgreSQL; the JDBC leaves are translated as any other read), limits and plan-size
   guards (classic plan-serialisation knobs, nothing to compare), ``.cache()`` (a classic
   session-only concern).
@@ -175,6 +174,11 @@ def _unpivot(spark: Any, fn: Any, window: Any, data: dict[str, Path], out: Path)
     _write(orders.unpivot("order_id", ["customer_id", "amount"], "column", "value"), out)
 
 
+def _pivot(spark: Any, fn: Any, window: Any, data: dict[str, Path], out: Path) -> None:
+    orders = spark.read.parquet(str(data["orders"]))
+    _write(orders.groupBy("customer_id").pivot("status", ["paid", "new"]).agg(fn.sum("amount")), out)
+
+
 def _views(spark: Any, data: dict[str, Path]) -> None:
     """Temp views over the inputs, made in the task (a view made before it is not expanded)."""
     for name, path in data.items():
@@ -318,6 +322,25 @@ SQL_QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
             "-amount AS negated, NOT (amount > 1) AS small FROM cl_orders",
         ),
     ),
+    "sql_pivot": (
+        (
+            "pivot",
+            "SELECT * FROM (SELECT customer_id, status, amount FROM cl_orders) PIVOT (sum(amount) FOR status "
+            "IN ('paid', 'new'))",
+        ),
+        (
+            "pivot_two_aggregates",
+            "SELECT * FROM cl_orders PIVOT (sum(amount) AS total, count(order_id) FOR status "
+            "IN ('paid', 'new'))",
+        ),
+    ),
+    "sql_grouping_sets": (
+        (
+            "grouping_sets",
+            "SELECT status, customer_id, count(*) AS n FROM cl_orders GROUP BY GROUPING SETS ((status), "
+            "(customer_id), ())",
+        ),
+    ),
     "sql_lateral_view": (
         ("words", "SELECT order_id, word FROM cl_orders LATERAL VIEW explode(split(note, ' ')) w AS word"),
         (
@@ -369,17 +392,6 @@ SQL_FALLBACKS: dict[str, tuple[str, str]] = {
         "FROM cl_orders o",
         "a correlated scalar subquery (a plan inside an expression)",
     ),
-    "sql_pivot": (
-        "SELECT * FROM (SELECT customer_id, status, amount FROM cl_orders) PIVOT (sum(amount) FOR status "
-        "IN ('paid', 'new'))",
-        "PIVOT: the analyzer's two-level aggregate with PivotFirst is not translated (the DataFrame pivot "
-        "neither)",
-    ),
-    "sql_grouping_sets": (
-        "SELECT status, customer_id, count(*) AS n FROM cl_orders GROUP BY GROUPING SETS ((status), "
-        "(customer_id))",
-        "GROUPING SETS: the translation has no Expand of grouping sets",
-    ),
 }
 
 SCENARIOS = [
@@ -398,6 +410,7 @@ SCENARIOS = [
     Scenario("across_the_task", _across_the_task),
     Scenario("temp_view_drop_rename_to_df", _temp_view_and_drop),
     Scenario("unpivot", _unpivot),
+    Scenario("pivot", _pivot),
     Scenario("sql_table_writes", _sql_table_writes),
     Scenario("sql_query_written", _sql_query_written),
 ]

@@ -9,14 +9,15 @@ and renders each operator as the node the *classic* analyzer makes of it (``Proj
 Operators are mapped as Spark's analyzer does: ``withColumn(s)`` / ``drop`` / ``withColumnRenamed``
 / ``toDF`` are projections, a join ``using`` columns a join on equal keys under a projection
 (``coalesce`` of both keys for a full outer join), ``unpivot`` an ``Expand``, ``distinct`` /
-``dropDuplicates`` a ``Deduplicate``, ``union`` without ALL a ``Distinct`` over the union; limits,
+``dropDuplicates`` a ``Deduplicate``, ``union`` without ALL a ``Distinct`` over the union, a pivot
+the analyzer's two aggregates (:mod:`~lineage_operators.spark.connect.columns.plan_pivot`); limits,
 samples, repartitions and hints pass their input through. A temp view read by name is replaced by
 the plan that defined it (as the analyzer inlines it).
 
 A ``spark.sql(...)`` relation is translated from its query's Relations
 (:mod:`~lineage_operators.spark.connect.columns.sql_relation`, parsed with sqlglot).
 Not translated (:class:`~lineage_operators.spark.connect.columns.plan_exprs.Untranslatable`: that write gets
-no column lineage): SQL that module does not map, pivots, lambdas, Python UDTFs, ``mapInPandas`` and the like.
+no column lineage): SQL that module does not map, lambdas, Python UDTFs, ``mapInPandas`` and the like.
 
 Size: one translation per Connect relation kind (project, filter, join, aggregate, set
 operations, ...); they share the scope of resolved columns, as the analyzer does.
@@ -302,9 +303,15 @@ class _Translator:
         return self._projection(plan, named)
 
     def _aggregate(self, rel: Any) -> tuple[Json, list[Attr]]:
-        if rel.group_type not in (0, 1, 2, 3):  # pivot, grouping sets
+        if rel.group_type not in (0, 1, 2, 3, 4, 5):
             raise Untranslatable(f"aggregate group type {rel.group_type}")
         child, attrs = self.relation(rel.input)
+        if rel.group_type == 4:  # PIVOT: the analyzer's two aggregates (plan_pivot)
+            from lineage_operators.spark.connect.columns.plan_pivot import pivot
+
+            return pivot(rel, child, attrs, scope=self.scope, items=self._items, ids=self.ids)
+        # ROLLUP / CUBE / GROUPING SETS: the classic Expand under the aggregate feeds each key
+        # from its column and the grouping id from nothing: the same lineage as grouping by the keys
         scope = self.scope(attrs)
         grouping = [term_of(e) for e in rel.grouping_expressions]
         named = [pair for term in grouping for pair in scope.named(term)]

@@ -20,9 +20,10 @@ Mapped as Spark's analyzer does: a CTE is inlined at each use (one used twice is
 a subquery in ``FROM`` is a ``SubqueryAlias``, ``GROUP BY`` / ``ROLLUP`` / ``CUBE`` an aggregate
 whose ``HAVING`` filters its (hidden) aggregate values, ``LATERAL VIEW`` a projected generator,
 ``UNION`` / ``INTERSECT`` / ``EXCEPT`` set operations by position, ``GROUP BY 1`` the item's
-expression. Not mapped (:class:`Unsupported`, with the reason; the statement keeps
-openlineage-sql's lineage): subqueries inside expressions (``IN`` / ``EXISTS`` / scalar),
-``PIVOT`` / ``UNPIVOT``, ``GROUPING SETS``, ``VALUES`` and table functions, ``NATURAL`` joins,
+expression, ``GROUPING SETS`` / ``PIVOT`` the Connect aggregates of those group types
+(:mod:`~lineage_operators.spark.connect.columns.sql_grouping`). Not mapped (:class:`Unsupported`,
+with the reason; the statement keeps openlineage-sql's lineage): subqueries inside expressions
+(``IN`` / ``EXISTS`` / scalar), ``UNPIVOT``, ``VALUES`` and table functions, ``NATURAL`` joins,
 windows inside aggregate queries or inside larger expressions.
 
 Size: one mapping from sqlglot's AST to Relations, clause by clause (FROM and joins, WHERE,
@@ -166,8 +167,15 @@ class _Builder:
     def source(self, node: Any, ctes: Mapping[str, Any]) -> Any:
         from sqlglot import exp
 
-        if node.args.get("pivots"):
-            raise Unsupported("PIVOT / UNPIVOT")
+        pivots = node.args.get("pivots")
+        if pivots:
+            if len(pivots) != 1 or node.alias:
+                raise Unsupported("several PIVOTs, or a PIVOT of an aliased source")
+            node = node.copy()
+            node.set("pivots", None)
+            from lineage_operators.spark.connect.columns.sql_grouping import pivoted
+
+            return pivoted(self.source(node, ctes), pivots[0])
         alias = node.alias
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
             name = node.name.lower()
@@ -290,35 +298,9 @@ class _Builder:
     def _aggregate(self, relation: Any, items: list[Any], group: Any, having: Any) -> Any:
         """An aggregate (keys, the SELECT items, HAVING's other aggregates) renamed ``_k`` / ``_v`` /
         ``_h``, filtered by HAVING over those names, projected to the items under their names."""
-        from pyspark.sql.connect.proto import relations_pb2
-        from sqlglot import exp
+        from lineage_operators.spark.connect.columns.sql_grouping import grouping
 
-        group_type, keys = relations_pb2.Aggregate.GROUP_TYPE_GROUPBY, []
-        terms = list(group.expressions) if group is not None else []
-        for name in ("rollup", "cube", "grouping_sets"):  # where some sqlglot releases put them
-            extra = group.args.get(name) if group is not None else None
-            if extra and not isinstance(extra, list):
-                raise Unsupported(f"GROUP BY ... WITH {name.upper()}")
-            terms.extend(extra or [])
-        for key in terms:
-            if isinstance(key, exp.Rollup | exp.Cube):
-                if len(terms) != 1:
-                    raise Unsupported("ROLLUP / CUBE beside other keys")
-                group_type = (
-                    relations_pb2.Aggregate.GROUP_TYPE_ROLLUP
-                    if isinstance(key, exp.Rollup)
-                    else relations_pb2.Aggregate.GROUP_TYPE_CUBE
-                )
-                keys.extend(key.expressions)
-            elif isinstance(key, exp.GroupingSets):
-                raise Unsupported("GROUPING SETS")
-            elif isinstance(key, exp.Literal) and key.is_int:
-                index = int(key.name) - 1
-                if not 0 <= index < len(items):
-                    raise Unsupported("GROUP BY a position out of range")
-                keys.append(_unaliased(items[index]))
-            else:
-                keys.append(key)
+        group_type, keys, sets = grouping(group, items)
         hidden: list[Any] = []
         condition = None
         if having is not None:
@@ -329,6 +311,10 @@ class _Builder:
             grouped.aggregate.input.CopyFrom(relation)
         grouped.aggregate.group_type = group_type
         grouped.aggregate.grouping_expressions.extend(_text(k.sql(dialect="spark")) for k in keys)
+        for members in sets:
+            grouped.aggregate.grouping_sets.add().grouping_set.extend(
+                _text(m.sql(dialect="spark")) for m in members
+            )
         grouped.aggregate.aggregate_expressions.extend(_expression(i) for i in [*items, *hidden])
         renamed = _rel()
         renamed.to_df.input.CopyFrom(grouped)
