@@ -384,13 +384,16 @@ SQL_FALLBACKS: dict[str, tuple[str, str]] = {
         "WHERE o.customer_id IN (SELECT customer_id FROM cl_customers WHERE segment = 'gold') "
         "AND EXISTS (SELECT 1 FROM cl_archive a WHERE a.order_id = o.order_id) "
         "AND o.amount > (SELECT avg(amount) FROM cl_archive)",
-        "subqueries inside expressions: the classic plan holds their plans in the condition",
+        "subqueries inside expressions: the classic plan holds each one's plan inside the condition "
+        "(ListQuery / Exists / ScalarSubquery, OuterReference for the correlated column); the "
+        "translation builds no plan inside an expression",
     ),
     "sql_scalar_subquery": (
         "SELECT o.order_id, (SELECT max(c.segment) FROM cl_customers c WHERE c.customer_id = "
         "o.customer_id) AS seg "
         "FROM cl_orders o",
-        "a correlated scalar subquery (a plan inside an expression)",
+        "a correlated scalar subquery: a ScalarSubquery holding its plan, whose filter reads the outer "
+        "column through an OuterReference; the translation builds no plan inside an expression",
     ),
 }
 
