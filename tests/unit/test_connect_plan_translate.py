@@ -448,14 +448,45 @@ def test_sql_beyond_a_simple_select_is_derived_with_sqlglot() -> None:
 @pytest.mark.parametrize(
     "query",
     [
-        "SELECT order_id FROM o WHERE customer_id IN (SELECT customer_id FROM c)",
-        "SELECT (SELECT max(segment) FROM c) AS s FROM o",
+        "SELECT o.order_id FROM o JOIN c ON o.customer_id IN (SELECT customer_id FROM c)",
+        "SELECT (SELECT max(segment) FROM c) FROM o",
         "SELECT * FROM VALUES (1, 2)",
     ],
 )
 def test_sql_sqlglot_is_not_mapped_to_is_not_translated(query: str) -> None:
     with pytest.raises(Untranslatable):
         translate(sql(query), _schema)
+
+
+def test_sql_subqueries_in_where_and_select_hold_their_plans_and_read_outer_columns() -> None:
+    """IN / EXISTS / a scalar subquery: the classic rules read each subquery's plan (its output and
+    its own filters); a correlated column of the outer query is an OuterReference."""
+    SCHEMAS.update({"o": SCHEMAS["orders"], "c": SCHEMAS["customers"]})
+    fields, dataset = lineage(
+        sql(
+            "SELECT o.order_id FROM o WHERE o.customer_id IN (SELECT customer_id FROM c WHERE segment = 'g') "
+            "AND EXISTS (SELECT 1 FROM archive a WHERE a.order_id = o.order_id)"
+        )
+    )
+    assert fields == {"order_id": {("o", "order_id"): {I}}}
+    assert dataset == {
+        ("o", "customer_id"): {F},
+        ("c", "customer_id"): {F},
+        ("c", "segment"): {F},
+        ("archive", "order_id"): {F},
+        ("o", "order_id"): {F},
+    }
+    fields, dataset = lineage(
+        sql(
+            "SELECT o.order_id, (SELECT max(c.segment) FROM c WHERE c.customer_id = o.customer_id) AS s "
+            "FROM o"
+        )
+    )
+    assert fields == {
+        "order_id": {("o", "order_id"): {I}},
+        "s": {("c", "segment"): {A}, ("c", "customer_id"): {F}, ("o", "customer_id"): {F}},
+    }
+    assert dataset == {}
 
 
 def test_nullif_and_nvl2_are_the_conditionals_they_are_replaced_by() -> None:

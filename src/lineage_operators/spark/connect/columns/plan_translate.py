@@ -15,7 +15,9 @@ samples, repartitions and hints pass their input through. A temp view read by na
 the plan that defined it (as the analyzer inlines it).
 
 A ``spark.sql(...)`` relation is translated from its query's Relations
-(:mod:`~lineage_operators.spark.connect.columns.sql_relation`, parsed with sqlglot).
+(:mod:`~lineage_operators.spark.connect.columns.sql_relation`, parsed with sqlglot); its subqueries
+inside expressions (``WithRelations`` references) become the analyzer's ``InSubquery`` /
+``Exists`` / ``ScalarSubquery`` holding their translated plans, outer columns ``OuterReference``.
 Not translated (:class:`~lineage_operators.spark.connect.columns.plan_exprs.Untranslatable`: that write gets
 no column lineage): SQL that module does not map, lambdas, Python UDTFs, ``mapInPandas`` and the like.
 
@@ -104,9 +106,38 @@ class _Translator:
         self.by_plan: dict[int, list[Attr]] = {}
         self.leaves: list[tuple[Any, tuple[int, ...]]] = []
         self.view_depth = 0
+        self.references: dict[int, Any] = {}
+        self.outer: list[list[Attr]] = []
 
     def scope(self, attrs: list[Attr]) -> Scope:
-        return Scope(attrs, self.by_plan, self.ids, self.describe)
+        outer = self.outer[-1] if self.outer else []
+        return Scope(attrs, self.by_plan, self.ids, self.describe, outer, self._subquery)
+
+    def _with_relations(self, rel: Any) -> tuple[Json, list[Attr]]:
+        """A root and the relations it refers to by plan id (subqueries of SQL expressions)."""
+        for reference in rel.references:
+            if reference.HasField("common") and reference.common.HasField("plan_id"):
+                self.references[reference.common.plan_id] = reference
+        return self.relation(rel.root)
+
+    def _subquery(self, name: str, values: list[Json], scope: Scope) -> Json:
+        """A subquery placeholder (:mod:`.sql_subqueries`) as the classic analyzer's expression
+        holding the subquery's plan; its plan sees the enclosing query's columns as outer ones."""
+        from lineage_operators.spark.connect.columns.sql_subqueries import PLACEHOLDER
+
+        found = PLACEHOLDER.fullmatch(name)
+        reference = self.references.get(int(found.group(2))) if found else None
+        if found is None or reference is None:
+            raise Untranslatable("a subquery without its relation")
+        self.outer.append(scope.attrs + scope.outer)
+        try:
+            plan, _ = self.relation(reference)
+        finally:
+            self.outer.pop()
+        kind = found.group(1)
+        if kind == "in":
+            return node("InSubquery", [*values, node("ListQuery", [], plan=plan)])
+        return node("Exists" if kind == "exists" else "ScalarSubquery", [], plan=plan)
 
     def _items(self, named: list[tuple[Attr, Json | None]]) -> list[Json]:
         """Project list entries (a column passed as is: its attribute, with its text if wanted)."""

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from lineage_operators.spark.connect.columns.sql_relation import (
+from lineage_operators.spark.connect.columns.sql_protos import (
     Unsupported,
-    _expression,
-    _rel,
-    _text,
-    _unaliased,
+    item_expr,
+    new_rel,
+    text_expr,
+    unaliased,
 )
 
 
@@ -58,7 +58,7 @@ def grouping(group: Any, items: list[Any]) -> tuple[int, list[Any], list[list[An
             index = int(key.name) - 1
             if not 0 <= index < len(items):
                 raise Unsupported("GROUP BY a position out of range")
-            keys.append(_unaliased(items[index]))
+            keys.append(unaliased(items[index]))
         else:
             keys.append(key)
     return group_type, keys, sets
@@ -87,14 +87,14 @@ def pivoted(relation: Any, pivot: Any) -> Any:
     column = fields[0].this
     if isinstance(column, exp.Tuple | exp.Paren):
         raise Unsupported("a PIVOT of several columns")
-    aggregated = _rel()
+    aggregated = new_rel()
     aggregate = aggregated.aggregate
     aggregate.input.CopyFrom(relation)
     aggregate.group_type = relations_pb2.Aggregate.GROUP_TYPE_PIVOT
     star = expressions_pb2.Expression()
     star.unresolved_star.SetInParent()
     aggregate.grouping_expressions.append(star)
-    aggregate.pivot.col.CopyFrom(_text(column.sql(dialect="spark")))
+    aggregate.pivot.col.CopyFrom(text_expr(column.sql(dialect="spark")))
     for value in fields[0].expressions:
         if not isinstance(value, exp.Literal):
             raise Unsupported("a PIVOT value that is not a plain literal")
@@ -105,7 +105,7 @@ def pivoted(relation: Any, pivot: Any) -> Any:
             literal.integer = int(value.name)
         else:
             raise Unsupported("a PIVOT value that is not a string or an integer")
-    aggregate.aggregate_expressions.extend(_expression(e) for e in pivot.expressions)
+    aggregate.aggregate_expressions.extend(item_expr(e) for e in pivot.expressions)
     return aggregated
 
 
