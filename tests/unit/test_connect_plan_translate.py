@@ -339,8 +339,8 @@ def test_temp_views_are_inlined_and_tables_are_leaves() -> None:
         pytest.param(lambda: rel("sql", None, query="SELECT * FROM t"), id="sql"),
         pytest.param(lambda: project(read("orders"), col("missing")), id="unknown column"),
         pytest.param(
-            lambda: rel("aggregate", read("orders"), group_type=4, grouping_expressions=[col("status")]),
-            id="pivot",
+            lambda: rel("aggregate", read("orders"), group_type=9, grouping_expressions=[col("status")]),
+            id="an unknown group type",
         ),
         pytest.param(
             lambda: project(read("orders"), text("sum(amount) OVER (PARTITION BY status)")),
@@ -448,16 +448,45 @@ def test_sql_beyond_a_simple_select_is_derived_with_sqlglot() -> None:
 @pytest.mark.parametrize(
     "query",
     [
-        "SELECT order_id FROM o WHERE customer_id IN (SELECT customer_id FROM c)",
-        "SELECT (SELECT max(segment) FROM c) AS s FROM o",
-        "SELECT * FROM o PIVOT (sum(amount) FOR status IN ('a', 'b'))",
-        "SELECT status, count(*) FROM o GROUP BY GROUPING SETS ((status), ())",
+        "SELECT o.order_id FROM o JOIN c ON o.customer_id IN (SELECT customer_id FROM c)",
+        "SELECT (SELECT max(segment) FROM c) FROM o",
         "SELECT * FROM VALUES (1, 2)",
     ],
 )
 def test_sql_sqlglot_is_not_mapped_to_is_not_translated(query: str) -> None:
     with pytest.raises(Untranslatable):
         translate(sql(query), _schema)
+
+
+def test_sql_subqueries_in_where_and_select_hold_their_plans_and_read_outer_columns() -> None:
+    """IN / EXISTS / a scalar subquery: the classic rules read each subquery's plan (its output and
+    its own filters); a correlated column of the outer query is an OuterReference."""
+    SCHEMAS.update({"o": SCHEMAS["orders"], "c": SCHEMAS["customers"]})
+    fields, dataset = lineage(
+        sql(
+            "SELECT o.order_id FROM o WHERE o.customer_id IN (SELECT customer_id FROM c WHERE segment = 'g') "
+            "AND EXISTS (SELECT 1 FROM archive a WHERE a.order_id = o.order_id)"
+        )
+    )
+    assert fields == {"order_id": {("o", "order_id"): {I}}}
+    assert dataset == {
+        ("o", "customer_id"): {F},
+        ("c", "customer_id"): {F},
+        ("c", "segment"): {F},
+        ("archive", "order_id"): {F},
+        ("o", "order_id"): {F},
+    }
+    fields, dataset = lineage(
+        sql(
+            "SELECT o.order_id, (SELECT max(c.segment) FROM c WHERE c.customer_id = o.customer_id) AS s "
+            "FROM o"
+        )
+    )
+    assert fields == {
+        "order_id": {("o", "order_id"): {I}},
+        "s": {("c", "segment"): {A}, ("c", "customer_id"): {F}, ("o", "customer_id"): {F}},
+    }
+    assert dataset == {}
 
 
 def test_nullif_and_nvl2_are_the_conditionals_they_are_replaced_by() -> None:
@@ -478,3 +507,62 @@ def test_sql_sorted_by_a_column_it_does_not_select() -> None:
     )
     fields, dataset = lineage(sql("SELECT order_id AS id FROM o ORDER BY id"))
     assert (fields, dataset) == ({"id": {("o", "order_id"): {I}}}, {("o", "order_id"): {S}})
+
+
+def _pivot(*aggregates: Any, values: tuple[str, ...] = ("paid", "new"), keys: Any = None) -> Any:
+    keys = [col("customer_id")] if keys is None else keys
+    pivoted = rel("aggregate", read("orders"), group_type=4, grouping_expressions=keys)
+    pivoted.aggregate.aggregate_expressions.extend(aggregates)
+    pivoted.aggregate.pivot.col.CopyFrom(col("status"))
+    for value in values:
+        pivoted.aggregate.pivot.values.add().string = value
+    return pivoted
+
+
+def test_pivot_is_the_analyzers_two_aggregates_over_pivot_first() -> None:
+    fields, dataset = lineage(_pivot(fn("sum", col("amount"))))
+    paid = {("orders", "amount"): {A}, ("orders", "status"): {C}}
+    assert fields == {"customer_id": {("orders", "customer_id"): {I}}, "paid": paid, "new": paid}
+    assert dataset == {("orders", "customer_id"): {G}, ("orders", "status"): {G}}
+
+
+def test_pivot_names_value_and_aggregate_and_a_star_groups_by_the_unread_columns() -> None:
+    star = E.Expression()
+    star.unresolved_star.SetInParent()  # SQL PIVOT's implicit grouping
+    pivoted = _pivot(alias(fn("sum", col("amount")), "total"), fn("count", col("order_id")), keys=[star])
+    fields, dataset = lineage(pivoted)
+    assert list(fields) == [
+        "customer_id",
+        "paid_total",
+        "paid_count(order_id)",
+        "new_total",
+        "new_count(order_id)",
+    ]
+    assert set(dataset) == {("orders", "customer_id"), ("orders", "status")}
+
+
+@pytest.mark.parametrize(
+    "pivoted",
+    [
+        pytest.param(lambda: _pivot(fn("sum", col("amount")), values=()), id="no values"),
+        pytest.param(lambda: _pivot(fn("max", col("status"))), id="an aggregate PivotFirst may not hold"),
+    ],
+)
+def test_pivots_the_analyzer_rewrites_otherwise_are_not_translated(pivoted: Any) -> None:
+    with pytest.raises(Untranslatable):
+        translate(pivoted(), _schema)
+
+
+def test_grouping_sets_have_the_lineage_of_grouping_by_their_keys() -> None:
+    keys = [col("customer_id"), col("status")]
+    counted = [fn("count", col("order_id"))]
+    sets = rel(
+        "aggregate", read("orders"), group_type=5, grouping_expressions=keys, aggregate_expressions=counted
+    )
+    for key in keys:
+        sets.aggregate.grouping_sets.add().grouping_set.append(key)
+    plain = rel(
+        "aggregate", read("orders"), group_type=1, grouping_expressions=keys, aggregate_expressions=counted
+    )
+    assert lineage(sets) == lineage(plain)
+    assert lineage(sets)[1] == {("orders", "customer_id"): {G}, ("orders", "status"): {G}}

@@ -38,9 +38,11 @@ def test_ctes_are_inlined_at_each_use_and_paths_are_file_reads() -> None:
 @pytest.mark.parametrize(
     ("statement", "why"),
     [
-        ("SELECT a FROM s WHERE a IN (SELECT b FROM u)", "subquery in WHERE"),
-        ("SELECT * FROM s PIVOT (sum(a) FOR b IN (1, 2))", "PIVOT"),
-        ("SELECT a FROM s GROUP BY GROUPING SETS ((a), ())", "GROUPING SETS"),
+        ("SELECT a FROM s JOIN u ON s.a IN (SELECT b FROM v)", "subquery in a join condition"),
+        ("SELECT (SELECT max(b) FROM u) FROM s", "subquery in the SELECT list"),
+        ("SELECT * FROM s UNPIVOT (v FOR k IN (a, b))", "UNPIVOT"),
+        ("SELECT * FROM s PIVOT (sum(a) FOR b IN (1.5, 2))", "PIVOT value"),
+        ("SELECT a FROM s GROUP BY a, GROUPING SETS ((a), ())", "GROUPING SETS beside"),
         ("DROP TABLE s", "without a query"),
         ("SELECT a FROM s NATURAL JOIN u", "NATURAL"),
         ("SELEC a FROM", "parser"),
@@ -59,3 +61,35 @@ def test_rollup_and_cube_are_aggregates_of_their_kind(keys: str, group_type: str
     aggregate = relation.project.input.to_df.input.aggregate
     assert aggregate.group_type == getattr(type(aggregate), f"GROUP_TYPE_{group_type}")
     assert len(aggregate.grouping_expressions) == len(keys.split(","))
+
+
+def test_grouping_sets_are_an_aggregate_of_that_kind_keyed_by_their_members() -> None:
+    relation = parse_query("SELECT a, b, sum(c) FROM s GROUP BY GROUPING SETS ((a, b), (a), ())").relation
+    aggregate = relation.project.input.to_df.input.aggregate
+    assert aggregate.group_type == type(aggregate).GROUP_TYPE_GROUPING_SETS
+    assert [e.expression_string.expression for e in aggregate.grouping_expressions] == ["a", "b"]
+    sets = [[e.expression_string.expression for e in s.grouping_set] for s in aggregate.grouping_sets]
+    assert sets == [["a", "b"], ["a"], []]
+
+
+def test_pivot_is_the_connect_pivot_aggregate_grouped_by_a_star() -> None:
+    relation = parse_query("SELECT * FROM s PIVOT (sum(a) AS t, count(c) FOR b IN ('x', 2))").relation
+    aggregate = relation.project.input.aggregate
+    assert aggregate.group_type == type(aggregate).GROUP_TYPE_PIVOT
+    assert [e.WhichOneof("expr_type") for e in aggregate.grouping_expressions] == ["unresolved_star"]
+    assert aggregate.pivot.col.expression_string.expression == "b"
+    assert [v.WhichOneof("literal_type") for v in aggregate.pivot.values] == ["string", "integer"]
+    assert len(aggregate.aggregate_expressions) == 2
+
+
+def test_subqueries_in_expressions_are_placeholders_over_referenced_relations() -> None:
+    relation = parse_query(
+        "SELECT a, (SELECT max(b) FROM u WHERE u.k = s.k) AS m FROM s "
+        "WHERE a IN (SELECT b FROM v) AND NOT EXISTS (SELECT 1 FROM w)"
+    ).relation
+    references = relation.with_relations.references
+    assert [r.common.plan_id for r in references] == [1, 2, 3]
+    project = relation.with_relations.root.project
+    condition = project.input.filter.condition.expression_string.expression.lower()
+    assert condition == "__lineage_in_1(a) and not __lineage_exists_2()"
+    assert project.expressions[1].expression_string.expression.lower() == "__lineage_scalar_3() as m"

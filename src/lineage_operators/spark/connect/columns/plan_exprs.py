@@ -293,6 +293,10 @@ class Scope:
     #: Descriptions wanted: top expressions get their ``sql()`` text
     #: (:mod:`~lineage_operators.spark.connect.columns.expr_sql`).
     describe: bool = False
+    #: Inside a subquery: the enclosing queries' attributes (read as ``OuterReference``).
+    outer: list[Attr] = field(default_factory=list)
+    #: Renders a subquery placeholder call (name, rendered values) as its subquery expression.
+    subquery: Any = None
 
     def lookup(self, parts: Sequence[str], plan_id: int | None) -> tuple[Attr, int]:
         """The attribute a name means, and how many trailing parts are nested-field accesses."""
@@ -302,14 +306,15 @@ class Scope:
             within = [a for a in self.attrs if a.ident in planned]
             candidates = within or self.by_plan[plan_id]
         lowered = [p.lower() for p in parts]
-        for qualified in (2, 1) if len(parts) > 1 else (1,):
-            if qualified == 2:
-                qualifier, name = lowered[0], lowered[1]
-                found = [a for a in candidates if a.name.lower() == name and qualifier in a.qualifiers]
-            else:
-                found = [a for a in candidates if a.name.lower() == lowered[0]]
-            if found:
-                return found[0], len(parts) - qualified
+        for scope in (candidates, self.outer):
+            for qualified in (2, 1) if len(parts) > 1 else (1,):
+                if qualified == 2:
+                    qualifier, name = lowered[0], lowered[1]
+                    found = [a for a in scope if a.name.lower() == name and qualifier in a.qualifiers]
+                else:
+                    found = [a for a in scope if a.name.lower() == lowered[0]]
+                if found:
+                    return found[0], len(parts) - qualified
         raise Untranslatable(f"column {'.'.join(parts)} not found")
 
     def attr_text(self, attr: Attr) -> str:
@@ -355,6 +360,8 @@ class Scope:
         if kind == "col":
             attr, nested = self.lookup(term[1], term[2])
             rendered = attr_json(attr)
+            if self.outer and all(a.ident != attr.ident for a in self.attrs):
+                rendered = node("OuterReference", [], e=rendered)  # a correlated subquery's column
             for _ in range(nested):
                 rendered = node("GetStructField", [rendered])
             return rendered
@@ -373,6 +380,8 @@ class Scope:
         if kind == "fn":
             name = term[1]
             args = [self.render(arg, aggregating) for arg in term[2]]
+            if name.startswith("__lineage_") and self.subquery is not None:
+                return self.subquery(name, args, self)  # type: ignore[no-any-return]
             if name == "count" and len(term[2]) == 1 and term[2][0][0] == "star":
                 args = [LITERAL]
             if name in ("!=", "<>"):

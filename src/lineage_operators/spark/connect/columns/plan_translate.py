@@ -9,14 +9,17 @@ and renders each operator as the node the *classic* analyzer makes of it (``Proj
 Operators are mapped as Spark's analyzer does: ``withColumn(s)`` / ``drop`` / ``withColumnRenamed``
 / ``toDF`` are projections, a join ``using`` columns a join on equal keys under a projection
 (``coalesce`` of both keys for a full outer join), ``unpivot`` an ``Expand``, ``distinct`` /
-``dropDuplicates`` a ``Deduplicate``, ``union`` without ALL a ``Distinct`` over the union; limits,
+``dropDuplicates`` a ``Deduplicate``, ``union`` without ALL a ``Distinct`` over the union, a pivot
+the analyzer's two aggregates (:mod:`~lineage_operators.spark.connect.columns.plan_pivot`); limits,
 samples, repartitions and hints pass their input through. A temp view read by name is replaced by
 the plan that defined it (as the analyzer inlines it).
 
 A ``spark.sql(...)`` relation is translated from its query's Relations
-(:mod:`~lineage_operators.spark.connect.columns.sql_relation`, parsed with sqlglot).
+(:mod:`~lineage_operators.spark.connect.columns.sql_relation`, parsed with sqlglot); its subqueries
+inside expressions (``WithRelations`` references) become the analyzer's ``InSubquery`` /
+``Exists`` / ``ScalarSubquery`` holding their translated plans, outer columns ``OuterReference``.
 Not translated (:class:`~lineage_operators.spark.connect.columns.plan_exprs.Untranslatable`: that write gets
-no column lineage): SQL that module does not map, pivots, lambdas, Python UDTFs, ``mapInPandas`` and the like.
+no column lineage): SQL that module does not map, lambdas, Python UDTFs, ``mapInPandas`` and the like.
 
 Size: one translation per Connect relation kind (project, filter, join, aggregate, set
 operations, ...); they share the scope of resolved columns, as the analyzer does.
@@ -103,9 +106,38 @@ class _Translator:
         self.by_plan: dict[int, list[Attr]] = {}
         self.leaves: list[tuple[Any, tuple[int, ...]]] = []
         self.view_depth = 0
+        self.references: dict[int, Any] = {}
+        self.outer: list[list[Attr]] = []
 
     def scope(self, attrs: list[Attr]) -> Scope:
-        return Scope(attrs, self.by_plan, self.ids, self.describe)
+        outer = self.outer[-1] if self.outer else []
+        return Scope(attrs, self.by_plan, self.ids, self.describe, outer, self._subquery)
+
+    def _with_relations(self, rel: Any) -> tuple[Json, list[Attr]]:
+        """A root and the relations it refers to by plan id (subqueries of SQL expressions)."""
+        for reference in rel.references:
+            if reference.HasField("common") and reference.common.HasField("plan_id"):
+                self.references[reference.common.plan_id] = reference
+        return self.relation(rel.root)
+
+    def _subquery(self, name: str, values: list[Json], scope: Scope) -> Json:
+        """A subquery placeholder (:mod:`.sql_subqueries`) as the classic analyzer's expression
+        holding the subquery's plan; its plan sees the enclosing query's columns as outer ones."""
+        from lineage_operators.spark.connect.columns.sql_subqueries import PLACEHOLDER
+
+        found = PLACEHOLDER.fullmatch(name)
+        reference = self.references.get(int(found.group(2))) if found else None
+        if found is None or reference is None:
+            raise Untranslatable("a subquery without its relation")
+        self.outer.append(scope.attrs + scope.outer)
+        try:
+            plan, _ = self.relation(reference)
+        finally:
+            self.outer.pop()
+        kind = found.group(1)
+        if kind == "in":
+            return node("InSubquery", [*values, node("ListQuery", [], plan=plan)])
+        return node("Exists" if kind == "exists" else "ScalarSubquery", [], plan=plan)
 
     def _items(self, named: list[tuple[Attr, Json | None]]) -> list[Json]:
         """Project list entries (a column passed as is: its attribute, with its text if wanted)."""
@@ -302,9 +334,15 @@ class _Translator:
         return self._projection(plan, named)
 
     def _aggregate(self, rel: Any) -> tuple[Json, list[Attr]]:
-        if rel.group_type not in (0, 1, 2, 3):  # pivot, grouping sets
+        if rel.group_type not in (0, 1, 2, 3, 4, 5):
             raise Untranslatable(f"aggregate group type {rel.group_type}")
         child, attrs = self.relation(rel.input)
+        if rel.group_type == 4:  # PIVOT: the analyzer's two aggregates (plan_pivot)
+            from lineage_operators.spark.connect.columns.plan_pivot import pivot
+
+            return pivot(rel, child, attrs, scope=self.scope, items=self._items, ids=self.ids)
+        # ROLLUP / CUBE / GROUPING SETS: the classic Expand under the aggregate feeds each key
+        # from its column and the grouping id from nothing: the same lineage as grouping by the keys
         scope = self.scope(attrs)
         grouping = [term_of(e) for e in rel.grouping_expressions]
         named = [pair for term in grouping for pair in scope.named(term)]

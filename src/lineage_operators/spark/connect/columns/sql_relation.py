@@ -20,10 +20,14 @@ Mapped as Spark's analyzer does: a CTE is inlined at each use (one used twice is
 a subquery in ``FROM`` is a ``SubqueryAlias``, ``GROUP BY`` / ``ROLLUP`` / ``CUBE`` an aggregate
 whose ``HAVING`` filters its (hidden) aggregate values, ``LATERAL VIEW`` a projected generator,
 ``UNION`` / ``INTERSECT`` / ``EXCEPT`` set operations by position, ``GROUP BY 1`` the item's
-expression. Not mapped (:class:`Unsupported`, with the reason; the statement keeps
-openlineage-sql's lineage): subqueries inside expressions (``IN`` / ``EXISTS`` / scalar),
-``PIVOT`` / ``UNPIVOT``, ``GROUPING SETS``, ``VALUES`` and table functions, ``NATURAL`` joins,
-windows inside aggregate queries or inside larger expressions.
+expression, ``GROUPING SETS`` / ``PIVOT`` the Connect aggregates of those group types
+(:mod:`~lineage_operators.spark.connect.columns.sql_grouping`), subqueries in ``WHERE`` and named
+SELECT items (``IN`` / ``EXISTS`` / scalar, correlated or not) placeholders over referenced
+Relations (:mod:`~lineage_operators.spark.connect.columns.sql_subqueries`). Not mapped
+(:class:`Unsupported`, with the reason; the statement keeps openlineage-sql's lineage): subqueries
+in other clauses (join conditions, HAVING, ORDER BY, aggregate queries' SELECT lists), ``UNPIVOT``,
+``VALUES`` and table functions, ``NATURAL`` joins, windows inside aggregate queries or inside
+larger expressions.
 
 Size: one mapping from sqlglot's AST to Relations, clause by clause (FROM and joins, WHERE,
 grouping, windows, generators, set operations, ORDER BY, the statement kinds): the clauses share
@@ -36,6 +40,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from lineage_operators.spark.connect.columns.sql_protos import (
+    Unsupported,
+    item_expr,
+    new_rel,
+    text_expr,
+    unaliased,
+)
 
 _REPLACE = re.compile(r"^\s*REPLACE\s+TABLE\s+", re.IGNORECASE)
 _FILE_FORMATS = frozenset({"parquet", "csv", "json", "orc", "text", "avro"})
@@ -57,10 +69,6 @@ _JOIN_TYPES = {
     ("", "ANTI"): 5,
 }
 _GENERATORS = {"Explode": "explode", "Posexplode": "posexplode", "Inline": "inline"}
-
-
-class Unsupported(ValueError):
-    """SQL this module does not map to a Relation (the message says what)."""
 
 
 @dataclass(frozen=True)
@@ -95,27 +103,14 @@ def parse_query(text: str) -> SqlQuery:
         query = tree
     if not isinstance(query, exp.Query):
         raise Unsupported(f"a {type(tree).__name__} statement without a query")
-    return SqlQuery(_Builder().query(query, {}), columns)
-
-
-def _rel() -> Any:
-    from pyspark.sql.connect.proto import relations_pb2
-
-    return relations_pb2.Relation()
-
-
-def _text(text: str) -> Any:
-    from pyspark.sql.connect.proto import expressions_pb2
-
-    expr = expressions_pb2.Expression()
-    expr.expression_string.expression = text
-    return expr
-
-
-def _unaliased(node: Any) -> Any:
-    from sqlglot import exp
-
-    return node.this if isinstance(node, exp.Alias) else node
+    builder = _Builder()
+    relation = builder.query(query, {})
+    if builder.references:  # subqueries inside expressions: Relations the root refers to by plan id
+        wrapped = new_rel()
+        wrapped.with_relations.root.CopyFrom(relation)
+        wrapped.with_relations.references.extend(builder.references.values())
+        relation = wrapped
+    return SqlQuery(relation, columns)
 
 
 def _no_subquery(node: Any, where: str) -> None:
@@ -126,7 +121,23 @@ def _no_subquery(node: Any, where: str) -> None:
 
 
 class _Builder:
-    """sqlglot AST -> Relation; ``ctes``: the CTEs visible where a node is (name -> definition)."""
+    """sqlglot AST -> Relation; ``ctes``: the CTEs visible where a node is (name -> definition);
+    ``references``: the Relations of subqueries inside expressions, by plan id."""
+
+    def __init__(self) -> None:
+        self.references: dict[int, Any] = {}
+
+    def _subqueries(self, node: Any, ctes: Mapping[str, Any]) -> Any:
+        """``node`` with its subqueries as placeholders (:mod:`.sql_subqueries`)."""
+        from lineage_operators.spark.connect.columns.sql_subqueries import without_subqueries
+
+        def build(query: Any) -> int:
+            relation = self.query(query, ctes)
+            ident = relation.common.plan_id = len(self.references) + 1
+            self.references[ident] = relation
+            return ident
+
+        return without_subqueries(node, build)
 
     def query(self, node: Any, ctes: Mapping[str, Any]) -> Any:
         from sqlglot import exp
@@ -153,7 +164,7 @@ class _Builder:
 
         if node.args.get("by_name") or node.args.get("side") or node.args.get("kind"):
             raise Unsupported("a set operation by name")
-        relation = _rel()
+        relation = new_rel()
         op = relation.set_op
         op.left_input.CopyFrom(self.query(node.this, ctes))
         op.right_input.CopyFrom(self.query(node.expression, ctes))
@@ -166,8 +177,15 @@ class _Builder:
     def source(self, node: Any, ctes: Mapping[str, Any]) -> Any:
         from sqlglot import exp
 
-        if node.args.get("pivots"):
-            raise Unsupported("PIVOT / UNPIVOT")
+        pivots = node.args.get("pivots")
+        if pivots:
+            if len(pivots) != 1 or node.alias:
+                raise Unsupported("several PIVOTs, or a PIVOT of an aliased source")
+            node = node.copy()
+            node.set("pivots", None)
+            from lineage_operators.spark.connect.columns.sql_grouping import pivoted
+
+            return pivoted(self.source(node, ctes), pivots[0])
         alias = node.alias
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
             name = node.name.lower()
@@ -176,11 +194,11 @@ class _Builder:
                 relation = self.query(body, outer)
                 alias = alias or node.name
             elif node.db.lower() in _FILE_FORMATS and not node.catalog and node.this.quoted:
-                relation = _rel()
+                relation = new_rel()
                 relation.read.data_source.format = node.db.lower()
                 relation.read.data_source.paths.append(node.name)
             else:
-                relation = _rel()
+                relation = new_rel()
                 relation.read.named_table.unparsed_identifier = ".".join(
                     part.sql(dialect="spark") for part in node.parts
                 )
@@ -189,7 +207,7 @@ class _Builder:
         else:
             raise Unsupported(f"a {type(node).__name__} in FROM")
         if alias:
-            aliased = _rel()
+            aliased = new_rel()
             aliased.subquery_alias.input.CopyFrom(relation)
             aliased.subquery_alias.alias = alias
             relation = aliased
@@ -209,13 +227,13 @@ class _Builder:
             join_type = _JOIN_TYPES.get(key)
             if join_type is None:
                 raise Unsupported(f"join {' '.join(key)}")
-            joined = _rel()
+            joined = new_rel()
             joined.join.left.CopyFrom(relation)
             joined.join.right.CopyFrom(self.source(join.this, ctes))
             joined.join.join_type = join_type  # type: ignore[assignment]
             if join.args.get("on") is not None:
                 _no_subquery(join.args["on"], "a join condition")
-                joined.join.join_condition.CopyFrom(_text(join.args["on"].sql(dialect="spark")))
+                joined.join.join_condition.CopyFrom(text_expr(join.args["on"].sql(dialect="spark")))
             joined.join.using_columns.extend(i.name for i in join.args.get("using") or [])
             relation = joined
         for lateral in node.args.get("laterals") or []:
@@ -233,13 +251,13 @@ class _Builder:
             name += "_outer"
         args = ", ".join(a.sql(dialect="spark") for a in generator.iter_expressions())
         names = [i.name for i in (lateral.args["alias"].columns if lateral.args.get("alias") else [])]
-        projected = _rel()
+        projected = new_rel()
         projected.project.input.CopyFrom(relation)
         star = expressions_pb2.Expression()
         star.unresolved_star.SetInParent()
         projected.project.expressions.append(star)
         item = expressions_pb2.Expression()
-        item.alias.expr.CopyFrom(_text(f"{name}({args})"))
+        item.alias.expr.CopyFrom(text_expr(f"{name}({args})"))
         item.alias.name.extend(names or ["col"])
         projected.project.expressions.append(item)
         return projected
@@ -255,15 +273,17 @@ class _Builder:
         relation = self.from_(node, ctes)
         where = node.args.get("where")
         if where is not None:
-            _no_subquery(where, "WHERE")
-            filtered = _rel()
+            filtered = new_rel()
             filtered.filter.input.CopyFrom(relation)
-            filtered.filter.condition.CopyFrom(_text(where.this.sql(dialect="spark")))
+            condition = self._subqueries(where.this, ctes)
+            filtered.filter.condition.CopyFrom(text_expr(condition.sql(dialect="spark")))
             relation = filtered
         items = list(node.expressions)
-        for item in items:
-            _no_subquery(item, "the SELECT list")
         group, having = node.args.get("group"), node.args.get("having")
+        for index, item in enumerate(items):
+            if group is not None or having is not None or not isinstance(item, exp.Alias):
+                _no_subquery(item, "the SELECT list of an aggregate, or unnamed")
+            items[index] = self._subqueries(item, ctes)
         if group is not None or having is not None:
             if any(item.find(exp.Window) for item in items):
                 raise Unsupported("a window in an aggregate query")
@@ -273,15 +293,15 @@ class _Builder:
                 relation = self._order(relation, node, [])  # sorted by columns the SELECT drops
                 node = node.copy()
                 node.set("order", None)
-            projected = _rel()
+            projected = new_rel()
             if relation is not None:
                 projected.project.input.CopyFrom(relation)
-            projected.project.expressions.extend(_expression(i) for i in items)
+            projected.project.expressions.extend(item_expr(i) for i in items)
             relation = projected
         if node.args.get("distinct") is not None:
             if node.args["distinct"].args.get("on"):
                 raise Unsupported("DISTINCT ON")
-            deduplicated = _rel()
+            deduplicated = new_rel()
             deduplicated.deduplicate.input.CopyFrom(relation)
             deduplicated.deduplicate.all_columns_as_keys = True
             relation = deduplicated
@@ -290,47 +310,25 @@ class _Builder:
     def _aggregate(self, relation: Any, items: list[Any], group: Any, having: Any) -> Any:
         """An aggregate (keys, the SELECT items, HAVING's other aggregates) renamed ``_k`` / ``_v`` /
         ``_h``, filtered by HAVING over those names, projected to the items under their names."""
-        from pyspark.sql.connect.proto import relations_pb2
-        from sqlglot import exp
+        from lineage_operators.spark.connect.columns.sql_grouping import grouping
 
-        group_type, keys = relations_pb2.Aggregate.GROUP_TYPE_GROUPBY, []
-        terms = list(group.expressions) if group is not None else []
-        for name in ("rollup", "cube", "grouping_sets"):  # where some sqlglot releases put them
-            extra = group.args.get(name) if group is not None else None
-            if extra and not isinstance(extra, list):
-                raise Unsupported(f"GROUP BY ... WITH {name.upper()}")
-            terms.extend(extra or [])
-        for key in terms:
-            if isinstance(key, exp.Rollup | exp.Cube):
-                if len(terms) != 1:
-                    raise Unsupported("ROLLUP / CUBE beside other keys")
-                group_type = (
-                    relations_pb2.Aggregate.GROUP_TYPE_ROLLUP
-                    if isinstance(key, exp.Rollup)
-                    else relations_pb2.Aggregate.GROUP_TYPE_CUBE
-                )
-                keys.extend(key.expressions)
-            elif isinstance(key, exp.GroupingSets):
-                raise Unsupported("GROUPING SETS")
-            elif isinstance(key, exp.Literal) and key.is_int:
-                index = int(key.name) - 1
-                if not 0 <= index < len(items):
-                    raise Unsupported("GROUP BY a position out of range")
-                keys.append(_unaliased(items[index]))
-            else:
-                keys.append(key)
+        group_type, keys, sets = grouping(group, items)
         hidden: list[Any] = []
         condition = None
         if having is not None:
             _no_subquery(having, "HAVING")
             condition = having.this.transform(lambda n: _having_term(n, items, keys, hidden))
-        grouped = _rel()
+        grouped = new_rel()
         if relation is not None:
             grouped.aggregate.input.CopyFrom(relation)
         grouped.aggregate.group_type = group_type
-        grouped.aggregate.grouping_expressions.extend(_text(k.sql(dialect="spark")) for k in keys)
-        grouped.aggregate.aggregate_expressions.extend(_expression(i) for i in [*items, *hidden])
-        renamed = _rel()
+        grouped.aggregate.grouping_expressions.extend(text_expr(k.sql(dialect="spark")) for k in keys)
+        for members in sets:
+            grouped.aggregate.grouping_sets.add().grouping_set.extend(
+                text_expr(m.sql(dialect="spark")) for m in members
+            )
+        grouped.aggregate.aggregate_expressions.extend(item_expr(i) for i in [*items, *hidden])
+        renamed = new_rel()
         renamed.to_df.input.CopyFrom(grouped)
         renamed.to_df.column_names.extend(
             [f"_k{i}" for i in range(len(keys))]
@@ -339,15 +337,15 @@ class _Builder:
         )
         relation = renamed
         if condition is not None:
-            filtered = _rel()
+            filtered = new_rel()
             filtered.filter.input.CopyFrom(relation)
-            filtered.filter.condition.CopyFrom(_text(condition.sql(dialect="spark")))
+            filtered.filter.condition.CopyFrom(text_expr(condition.sql(dialect="spark")))
             relation = filtered
-        projected = _rel()
+        projected = new_rel()
         projected.project.input.CopyFrom(relation)
         for index, item in enumerate(items):
             name = _output_name(item)
-            projected.project.expressions.append(_text(f"_v{index} AS `{name.replace('`', '``')}`"))
+            projected.project.expressions.append(text_expr(f"_v{index} AS `{name.replace('`', '``')}`"))
         return projected
 
     def _order(self, relation: Any, node: Any, items: list[Any]) -> Any:
@@ -358,7 +356,7 @@ class _Builder:
         order = node.args.get("order")
         if order is None:
             return relation
-        ordered = _rel()
+        ordered = new_rel()
         ordered.sort.input.CopyFrom(relation)
         ordered.sort.is_global = True
         for term in order.expressions:
@@ -373,7 +371,7 @@ class _Builder:
             else:
                 text = key.sql(dialect="spark")
             sort = ordered.sort.order.add()
-            sort.child.CopyFrom(_text(text))
+            sort.child.CopyFrom(text_expr(text))
             sort.direction = (  # type: ignore[assignment]
                 expressions_pb2.Expression.SortOrder.SORT_DIRECTION_DESCENDING
                 if term.args.get("desc")
@@ -410,7 +408,7 @@ def _having_term(node: Any, items: list[Any], keys: list[Any], hidden: list[Any]
     from sqlglot import exp
 
     for index, item in enumerate(items):
-        if node == _unaliased(item) or (
+        if node == unaliased(item) or (
             isinstance(node, exp.Column)
             and not node.table
             and isinstance(item, exp.Alias)
@@ -441,42 +439,6 @@ def _output_name(item: Any) -> str:
         return auto_name(parse_expression(item.sql(dialect="spark")))
     except ExpressionSyntaxError as exc:
         raise Unsupported("an item without a name") from exc
-
-
-def _expression(node: Any) -> Any:
-    """A SELECT item as an Expression: its text, but a (aliased) window as ``Window`` protos."""
-    from pyspark.sql.connect.proto import expressions_pb2
-    from sqlglot import exp
-
-    expr = expressions_pb2.Expression()
-    if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star)):
-        expr.unresolved_star.SetInParent()
-        if isinstance(node, exp.Column) and node.table:
-            expr.unresolved_star.unparsed_target = f"{node.table}.*"
-        return expr
-    if node.find(exp.Window) is None:
-        return _text(node.sql(dialect="spark"))
-    if isinstance(node, exp.Alias):
-        expr.alias.expr.CopyFrom(_expression(node.this))
-        expr.alias.name.append(node.alias)
-        return expr
-    if not isinstance(node, exp.Window) or node.this.find(exp.Window) is not None:
-        raise Unsupported("a window inside a larger expression")
-    if node.args.get("alias"):
-        raise Unsupported("a named window")
-    window = expr.window
-    window.window_function.CopyFrom(_text(node.this.sql(dialect="spark")))
-    window.partition_spec.extend(_text(p.sql(dialect="spark")) for p in node.args.get("partition_by") or [])
-    order = node.args.get("order")
-    for term in order.expressions if order is not None else []:
-        sort = window.order_spec.add()
-        sort.child.CopyFrom(_text(term.this.sql(dialect="spark")))
-        sort.direction = (  # type: ignore[assignment]
-            expressions_pb2.Expression.SortOrder.SORT_DIRECTION_DESCENDING
-            if term.args.get("desc")
-            else expressions_pb2.Expression.SortOrder.SORT_DIRECTION_ASCENDING
-        )
-    return expr
 
 
 __all__ = ["SqlQuery", "Unsupported", "parse_query"]
