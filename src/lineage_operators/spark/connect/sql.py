@@ -41,7 +41,8 @@ class SqlTable:
 class SqlStatement:
     """What one statement does: kind, tables read and written."""
 
-    kind: str  # query / create / replace / insert / insert_overwrite / drop / truncate / rename / other
+    kind: str  # query / create / replace / insert / insert_overwrite / merge / drop / truncate / rename
+    # / other
     inputs: list[SqlTable] = field(default_factory=list)
     outputs: list[SqlTable] = field(default_factory=list)
     previous: SqlTable | None = None  # rename: the old name
@@ -70,6 +71,7 @@ _KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"INSERT\s+OVERWRITE\s+(LOCAL\s+)?DIRECTORY\b"), "other"),
     (re.compile(r"INSERT\s+OVERWRITE\b"), "insert_overwrite"),
     (re.compile(r"INSERT\s+INTO\b"), "insert"),
+    (re.compile(r"MERGE\s+INTO\b"), "merge"),
     (re.compile(r"DROP\s+TABLE\b"), "drop"),
     (re.compile(r"TRUNCATE\s+TABLE\b"), "truncate"),
     (re.compile(r"ALTER\s+TABLE\b.*\bRENAME\s+TO\b", re.S), "rename"),

@@ -471,20 +471,33 @@ def translate(
     ``describe``: top expressions carry their ``sql()`` text (descriptions,
     :mod:`~lineage_operators.spark.connect.columns.expr_sql`).
     """
+    plan, output, leaves = translated(lambda t: t.relation(relation), leaf_schema, views, ids, describe)
+    return Translation(plan=plan, output=output, leaves=leaves)
+
+
+def translated(
+    build: Callable[[Any], tuple[Json, list[Attr]]],
+    leaf_schema: LeafSchema,
+    views: Mapping[str, Any] | None = None,
+    ids: Iterator[int] | None = None,
+    describe: bool = False,
+) -> tuple[Json, list[Attr], list[tuple[Any, tuple[int, ...]]]]:
+    """``build(translator)``'s plan and output, and the read leaves; errors as :class:`Untranslatable`
+    (also for :mod:`~lineage_operators.spark.connect.columns.sql_merge`, which builds on two relations)."""
     from lineage_operators.spark.connect.columns.expr_sql import literals_kept
 
     counter = ids if ids is not None else itertools.count(1)
     translator = _Translator(leaf_schema, views or {}, counter, describe)
     try:
         with literals_kept(describe):
-            plan, output = translator.relation(relation)
+            plan, output = build(translator)
     except RecursionError as exc:
         raise Untranslatable("a plan too deep") from exc
     except (LookupError, TypeError, ValueError) as exc:
         if isinstance(exc, Untranslatable):
             raise
         raise Untranslatable(type(exc).__name__) from exc  # not the message: it may quote values
-    return Translation(plan=plan, output=output, leaves=translator.leaves)
+    return plan, output, translator.leaves
 
 
 #: Generators that yield no row for a null or empty collection: the classic analyzer makes a
@@ -505,4 +518,4 @@ def _filtered_collection(term: Any) -> Any:
     return None if collection[0] == "fn" and collection[1] in _COLLECTION_BUILDERS else collection
 
 
-__all__ = ["LeafSchema", "Translation", "translate"]
+__all__ = ["LeafSchema", "Translation", "translate", "translated"]

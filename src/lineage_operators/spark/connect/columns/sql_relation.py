@@ -113,6 +113,15 @@ def parse_query(text: str) -> SqlQuery:
     return SqlQuery(relation, columns)
 
 
+def source_relation(node: Any) -> Any:
+    """A ``FROM`` item (a table, an aliased subquery) as a Relation; raises :class:`Unsupported`."""
+    builder = _Builder()
+    relation = builder.source(node, {})
+    if builder.references:
+        raise Unsupported("a subquery inside an expression of a MERGE source")
+    return relation
+
+
 def _no_subquery(node: Any, where: str) -> None:
     from sqlglot import exp
 
@@ -441,4 +450,4 @@ def _output_name(item: Any) -> str:
         raise Unsupported("an item without a name") from exc
 
 
-__all__ = ["SqlQuery", "Unsupported", "parse_query"]
+__all__ = ["SqlQuery", "Unsupported", "parse_query", "source_relation"]
