@@ -14,7 +14,7 @@ from lineage_operators.column_lineage import lineage_of_plan
 from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable
 from lineage_operators.spark.connect.columns.sql_merge import merge_translation, parse_merge
 from lineage_operators.spark.connect.columns.sql_relation import Unsupported
-from lineage_operators.spark.connect.sql import statement_kind
+from lineage_operators.spark.connect.sql import parse_statement, statement_kind
 
 SCHEMAS = {
     "db.target": [("id", "long"), ("v", "long"), ("note", "string")],
@@ -56,6 +56,21 @@ def lineage(text: str) -> tuple[dict[str, Any], dict[Any, Any], str]:
 def test_merge_is_its_own_statement_kind() -> None:
     text = "  -- c\n merge into db.t using s on t.id = s.id when matched then delete"
     assert statement_kind(text) == "merge"
+
+
+def test_a_merge_reads_its_target_and_a_replace_table_names_its_tables() -> None:
+    """openlineage-sql: a MERGE's target is an input too (as a classic session lists it); Spark's
+    ``REPLACE TABLE ... AS`` (not read by openlineage-sql as is) read as CREATE OR REPLACE."""
+    pytest.importorskip("openlineage_sql")
+    merge = parse_statement(MERGE)
+    assert [t.name for t in merge.outputs] == ["target"]
+    assert sorted(t.name for t in merge.inputs) == ["changes", "target"]
+    replace = parse_statement("REPLACE TABLE db.r USING delta AS SELECT id, v + 1 AS w FROM db.changes")
+    assert (replace.kind, [t.name for t in replace.outputs], [t.name for t in replace.inputs]) == (
+        "replace",
+        ["r"],
+        ["changes"],
+    )
 
 
 def test_every_clause_kind_gives_the_classic_delta_merge_lineage() -> None:

@@ -63,6 +63,7 @@ _LIFECYCLE = {
     "rename": "RENAME",
 }
 
+_REPLACE = re.compile(r"^\s*REPLACE\s+TABLE\s+", re.IGNORECASE)
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 _KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(CREATE|REPLACE)\b.*?\bVIEW\b", re.S), "other"),
@@ -135,6 +136,8 @@ def parse_statement(text: str) -> SqlStatement:
     kind = statement_kind(text)
     if kind == "other":
         return SqlStatement(kind)
+    if kind == "replace":  # openlineage-sql reads Spark's ``REPLACE TABLE ... AS`` only as CREATE OR REPLACE
+        text = _REPLACE.sub("CREATE OR REPLACE TABLE ", text, count=1)
     meta = openlineage_sql.parse([text], dialect="spark")
     if meta.errors:
         meta = openlineage_sql.parse([_without_spark_clauses(text)], dialect="spark")
@@ -150,6 +153,8 @@ def parse_statement(text: str) -> SqlStatement:
         statement.inputs = []
     if kind == "query":
         statement.outputs = []
+    if kind == "merge":  # a MERGE reads its target too (a classic session lists it as an input)
+        statement.inputs += [t for t in statement.outputs if t not in statement.inputs]
     return statement
 
 
