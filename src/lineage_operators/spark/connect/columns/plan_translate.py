@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from lineage_operators.spark.connect.columns.expr_text import filtered_collection
 from lineage_operators.spark.connect.columns.plan_exprs import (
     AGGREGATES,
     LITERAL,
@@ -236,7 +237,7 @@ class _Translator:
             named = [pair for term in terms for pair in scope.named(term, aggregating=True)]
             plan = node("Aggregate", [child], groupingExpressions=[], aggregateExpressions=self._items(named))
             return plan, [attr for attr, _ in named]
-        for collection in filter(None, map(_filtered_collection, terms)):
+        for collection in filter(None, map(filtered_collection, terms)):
             child = node("Filter", [child], condition=scope.render(collection))
         return self._projection(child, [pair for term in terms for pair in scope.named(term)])
 
@@ -498,24 +499,6 @@ def translated(
             raise
         raise Untranslatable(type(exc).__name__) from exc  # not the message: it may quote values
     return plan, output, translator.leaves
-
-
-#: Generators that yield no row for a null or empty collection: the classic analyzer makes a
-#: ``Generate`` of a projected one, under which Spark's optimizer infers a filter on the collection
-#: (the column lineage engine reports it as FILTER); a ``Filter`` on it here gives the same lineage.
-_ROW_DROPPING_GENERATORS = frozenset({"explode", "posexplode", "inline"})
-#: Collections built in the query itself: never null, so no filter is inferred.
-_COLLECTION_BUILDERS = frozenset({"array", "map", "create_map", "struct", "named_struct"})
-
-
-def _filtered_collection(term: Any) -> Any:
-    """The collection a projected row-dropping generator reads (its first argument), or None."""
-    while term[0] == "alias":
-        term = term[1]
-    if term[0] != "fn" or term[1] not in _ROW_DROPPING_GENERATORS or not term[2]:
-        return None
-    collection = term[2][0]
-    return None if collection[0] == "fn" and collection[1] in _COLLECTION_BUILDERS else collection
 
 
 __all__ = ["LeafSchema", "Translation", "translate", "translated"]

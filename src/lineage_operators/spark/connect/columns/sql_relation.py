@@ -1,4 +1,5 @@
-"""Spark SQL text (a query, CTAS, RTAS, ``INSERT ... SELECT``, a ``spark.sql(...)`` frame) as Connect
+"""Spark SQL text (a query, CTAS, RTAS, ``INSERT ... SELECT``, a ``spark.sql(...)`` frame, the two sides
+of a ``MERGE INTO``: :mod:`~lineage_operators.spark.connect.columns.sql_merge`) as Connect
 ``Relation`` protobufs, parsed with ``sqlglot``, so SQL gets the classic column lineage through
 :mod:`~lineage_operators.spark.connect.columns.plan_translate` (one rule set for SQL and DataFrames).
 
