@@ -1,10 +1,11 @@
 """``MERGE INTO`` and RTAS on Delta tables over a real Spark Connect server: the same columnLineage
 facets as on the classic Delta session, and the same output and input datasets.
 
-The Connect server is started here once per process (this directory runs in a pytest process of its
-own per Spark line) with the line's Delta jars and Delta's extension and catalog, as the classic
-session of ``conftest.py`` has them. Connect exists on 4.x only and Delta publishes no release for
-4.2+: the tests run on 4.0 and 4.1 and skip elsewhere. Facets are compared as
+The Connect server is launched here once per process (this directory runs in a pytest process of
+its own per Spark line), its JVM starting while the classic side runs, with the line's Delta jars
+and Delta's extension and catalog, as the classic session of ``conftest.py`` has them. Connect
+exists on 4.x only and Delta publishes no release for 4.2+: the tests run on 4.0 and 4.1 and skip
+elsewhere. Facets are compared as
 tests/spark/test_connect_column_lineage.py compares them (fields, input fields, type, subtype,
 masking, dataset-wide entries; each side's warehouse directory normalised), descriptions off.
 """
@@ -55,28 +56,22 @@ STATEMENTS = {
 
 
 @pytest.fixture(scope="module")
-def delta_connect(delta_jars: list[Path], spark: Any) -> Iterator[Any]:
-    """A Connect session on a server of this line with Delta (started after the classic session)."""
+def delta_server(delta_jars: list[Path], spark: Any) -> Iterator[Any]:
+    """A Connect server of this line with Delta, launched (its JVM starts while the classic side runs)."""
     import pyspark
     from tests.support.connect_server import ConnectServer
 
     if not any((Path(pyspark.__file__).parent / "jars").glob("spark-connect_*.jar")):
         pytest.skip("this pyspark's jars have no Spark Connect server")
     pytest.importorskip("pyspark.sql.connect.client", exc_type=ImportError)
-    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
-
     conf = {
         "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
         "spark.sql.catalog.spark_catalog": DELTA_CATALOG,
         "spark.databricks.delta.snapshotPartitions": "1",
     }
-    server = ConnectServer(jars=delta_jars, conf=conf).start()
+    server = ConnectServer(jars=delta_jars, conf=conf).launch()
     try:
-        session = RemoteSparkSession.builder.remote(server.url).create()
-        try:
-            yield session
-        finally:
-            session.stop()
+        yield server
     finally:
         server.stop()
 
@@ -106,19 +101,28 @@ def _facets(session: Any, statement: str) -> tuple[dict[str, Any], set[str], set
 
 
 @pytest.fixture(scope="module")
-def both_sides(spark: Any, delta_connect: Any) -> Iterator[dict[str, dict[str, Any]]]:
+def both_sides(spark: Any, delta_server: Any) -> Iterator[dict[str, dict[str, Any]]]:
     """statement name -> side -> (facets, outputs, inputs), each statement run on both sessions."""
+    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+
     results: dict[str, dict[str, Any]] = {name: {} for name in STATEMENTS}
+    sessions = [spark]
     try:
-        for label, session in (("classic", spark), ("connect", delta_connect)):
+        for label in ("classic", "connect"):
+            if label == "connect":
+                delta_server.wait_ready()
+                sessions.append(RemoteSparkSession.builder.remote(delta_server.url).create())
+            session = sessions[-1]
             for text in SETUP:
                 session.sql(text).collect()
             for name, statement in STATEMENTS.items():
                 results[name][label] = _facets(session, statement)
         yield results
     finally:
-        for session in (spark, delta_connect):
+        for session in sessions:
             session.sql("DROP DATABASE IF EXISTS dcs CASCADE").collect()
+        if len(sessions) > 1:
+            sessions[1].stop()
 
 
 @pytest.mark.parametrize("name", list(STATEMENTS))

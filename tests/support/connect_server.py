@@ -51,7 +51,8 @@ class ConnectServer:
         self._process: subprocess.Popen[bytes] | None = None
         self._log = self.root / "server.log"
 
-    def start(self) -> ConnectServer:
+    def launch(self) -> ConnectServer:
+        """Start the server process (not waiting for it: :meth:`wait_ready`)."""
         home = _pyspark_home()
         conf = {
             "spark.master": "local[2]",
@@ -88,10 +89,15 @@ class ConnectServer:
                 start_new_session=True,
             )
         atexit.register(self.stop)  # also when the run is interrupted before the fixture's teardown
-        self._wait_ready()
         return self
 
-    def _wait_ready(self) -> None:
+    def start(self) -> ConnectServer:
+        """Launch the server and wait until it listens."""
+        self.launch().wait_ready()
+        return self
+
+    def wait_ready(self) -> None:
+        """Wait until a launched server listens (other work can run while its JVM starts)."""
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             assert self._process is not None
