@@ -291,6 +291,8 @@ SQL_QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
             "SELECT customer_id, o.amount, c.segment FROM cl_orders o JOIN cl_customers c USING "
             "(customer_id)",
         ),
+        ("natural", "SELECT order_id, segment FROM cl_orders NATURAL JOIN cl_customers"),
+        ("natural_full", "SELECT * FROM cl_orders NATURAL FULL OUTER JOIN cl_customers"),
     ),
     "sql_group_by_having": (
         (
@@ -361,6 +363,22 @@ SQL_QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
             "o.customer_id) AS seg FROM cl_orders o",
         ),
     ),
+    "sql_clause_subqueries": (
+        (
+            "join_condition",
+            "SELECT o.order_id, c.segment FROM cl_orders o JOIN cl_customers c ON o.customer_id = "
+            "c.customer_id AND o.order_id IN (SELECT order_id FROM cl_archive WHERE amount > 1)",
+        ),
+        (
+            "having",
+            f"{_ORDERS_BY_CUSTOMER} HAVING sum(amount) > (SELECT avg(amount) FROM cl_archive)",
+        ),
+        (
+            "aggregate_select",
+            "SELECT status, count(*) AS n, (SELECT max(amount) FROM cl_archive) AS top FROM cl_orders "
+            "GROUP BY status",
+        ),
+    ),
     "sql_lateral_view": (
         ("words", "SELECT order_id, word FROM cl_orders LATERAL VIEW explode(split(note, ' ')) w AS word"),
         (
@@ -399,10 +417,9 @@ def _sql_into_tables(spark: Any, fn: Any, window: Any, data: dict[str, Path], ou
 #: SQL cases whose Connect lineage is not the classic one: openlineage-sql's (DIRECT without
 #: subtype, no dataset-wide entries) stays, with one debug line saying why. name -> (query, why).
 SQL_FALLBACKS: dict[str, tuple[str, str]] = {
-    "sql_natural_join": (
-        "SELECT order_id, segment FROM cl_orders NATURAL JOIN cl_customers",
-        "NATURAL joins are not mapped (the join keys are the columns both sides have: resolved by "
-        "the analyzer, not the parser)",
+    "sql_unpivot": (
+        "SELECT * FROM cl_orders UNPIVOT (v FOR k IN (amount, order_id))",
+        "UNPIVOT is not mapped",
     ),
 }
 
