@@ -379,6 +379,14 @@ SQL_QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
             "GROUP BY status",
         ),
     ),
+    "sql_unpivot": (
+        ("unpivot", "SELECT * FROM cl_orders UNPIVOT (v FOR k IN (amount, customer_id AS cid))"),
+        (
+            "unpivot_nulls",
+            "SELECT order_id, k, v FROM (SELECT order_id, status, note FROM cl_orders) "
+            "UNPIVOT INCLUDE NULLS (v FOR k IN (status, note))",
+        ),
+    ),
     "sql_lateral_view": (
         ("words", "SELECT order_id, word FROM cl_orders LATERAL VIEW explode(split(note, ' ')) w AS word"),
         (
@@ -417,9 +425,10 @@ def _sql_into_tables(spark: Any, fn: Any, window: Any, data: dict[str, Path], ou
 #: SQL cases whose Connect lineage is not the classic one: openlineage-sql's (DIRECT without
 #: subtype, no dataset-wide entries) stays, with one debug line saying why. name -> (query, why).
 SQL_FALLBACKS: dict[str, tuple[str, str]] = {
-    "sql_unpivot": (
-        "SELECT * FROM cl_orders UNPIVOT (v FOR k IN (amount, order_id))",
-        "UNPIVOT is not mapped",
+    "sql_values": (
+        "SELECT o.order_id, v.label FROM cl_orders o JOIN VALUES ('paid', 'P'), ('new', 'N') AS "
+        "v(status, label) ON o.status = v.status",
+        "VALUES in FROM is not mapped",
     ),
 }
 

@@ -524,6 +524,20 @@ def test_sql_subqueries_in_join_conditions_having_and_aggregate_items() -> None:
     assert fields == {"status": {("o", "status"): {I}}, "top": {("archive", "amount"): {A}}}
 
 
+def test_sql_unpivot_keeps_the_other_columns_and_drops_null_values_unless_told() -> None:
+    SCHEMAS.update({"o": SCHEMAS["orders"]})
+    fields, dataset = lineage(sql("SELECT * FROM o UNPIVOT (v FOR k IN (amount, customer_id AS cid))"))
+    assert fields == {
+        "order_id": {("o", "order_id"): {I}},
+        "status": {("o", "status"): {I}},
+        "k": {},
+        "v": {("o", "amount"): {I}, ("o", "customer_id"): {T}},  # the long widened to double
+    }
+    assert dataset == {("o", "amount"): {F}, ("o", "customer_id"): {F}}  # EXCLUDE NULLS: a filter
+    _, dataset = lineage(sql("SELECT * FROM o UNPIVOT INCLUDE NULLS (v FOR k IN (amount, customer_id))"))
+    assert dataset == {}
+
+
 def test_nullif_and_nvl2_are_the_conditionals_they_are_replaced_by() -> None:
     SCHEMAS.update({"o": SCHEMAS["orders"]})
     fields, _ = lineage(sql("SELECT nullif(status, 'x') AS s, nvl2(status, amount, order_id) AS n FROM o"))

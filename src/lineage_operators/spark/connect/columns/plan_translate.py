@@ -422,10 +422,12 @@ class _Translator:
         child, attrs = self.relation(rel.input)
         scope = self.scope(attrs)
         ids = [term_of(e) for e in rel.ids]
+        values = [term_of(e) for e in rel.values.values] if rel.HasField("values") else None
+        if values is not None and [t[0] for t in ids] == ["star"]:  # SQL: the columns not unpivoted
+            taken = {scope.lookup(v[1], v[2])[0].ident for v in values if v[0] == "col"}
+            ids = [("col", (a.name,), None) for a in attrs if a.ident not in taken]
         id_attrs = [attr for term in ids for attr, _ in scope.named(term)]
-        if rel.HasField("values"):
-            values = [term_of(e) for e in rel.values.values]
-        else:
+        if values is None:
             taken = {a.ident for a in id_attrs}
             values = [("col", (a.name,), None) for a in attrs if a.ident not in taken]
         output = [Attr(next(self.ids), a.name) for a in id_attrs]
