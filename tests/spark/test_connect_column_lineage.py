@@ -6,15 +6,15 @@ subtype, masking and the ``dataset`` list).
 
 SQL (:data:`SQL_QUERIES`, ``sql_into_tables``): the SQL cases of those tests and the forms SQL users
 write (CTEs, one used twice; subqueries in ``FROM``, ``IN`` / ``EXISTS`` / scalar subqueries,
-correlated or not; set operations; joins of every kind with
-aliases and ``USING``; ``GROUP BY`` / ``HAVING`` / ``ROLLUP`` / ``CUBE`` / ``GROUPING SETS``;
-``PIVOT``; windows; ``CASE`` / ``IF`` /
+correlated or not, in ``WHERE``, join conditions, ``HAVING`` and SELECT lists; set operations; joins
+of every kind with aliases, ``USING`` and ``NATURAL``; ``GROUP BY`` / ``HAVING`` / ``ROLLUP`` /
+``CUBE`` / ``GROUPING SETS``; ``PIVOT``; ``UNPIVOT``; windows; ``CASE`` / ``IF`` /
 ``COALESCE`` / ``NULLIF`` / ``NVL2``; ``LATERAL VIEW``; CTAS; ``INSERT INTO`` / ``OVERWRITE`` with and
 without a column list, with table aliases; ``spark.sql(...)`` results written) run on both sides
 and must give identical facets (descriptions off: over Connect their texts are rebuilt from the
 parsed SQL). :data:`SQL_FALLBACKS` is the expected-difference list: what the parser mapping
 (``spark/connect/columns/sql_relation.py``) does not cover keeps openlineage-sql's lineage, with
-one debug line, and the test checks exactly that (one case left: a ``NATURAL`` join). RTAS and
+one debug line, and the test checks exactly that (one case left: a join with ``VALUES``). RTAS and
 ``MERGE INTO`` need a V2 table format: Delta has no release for Spark 4.2+ (the newest line), so
 they are not run here; RTAS is mapped like a CTAS (unit test), ``MERGE INTO`` not mapped.
 

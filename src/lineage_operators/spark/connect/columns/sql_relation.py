@@ -22,13 +22,13 @@ whose ``HAVING`` filters its (hidden) aggregate values, ``LATERAL VIEW`` a proje
 ``UNION`` / ``INTERSECT`` / ``EXCEPT`` set operations by position, ``GROUP BY 1`` the item's
 expression, a ``NATURAL`` join one ``USING`` the columns both sides have (the translation finds
 them), ``GROUPING SETS`` / ``PIVOT`` the Connect aggregates of those group types
-(:mod:`~lineage_operators.spark.connect.columns.sql_grouping`), subqueries in ``WHERE`` and named
-SELECT items (``IN`` / ``EXISTS`` / scalar, correlated or not) placeholders over referenced
-Relations (:mod:`~lineage_operators.spark.connect.columns.sql_subqueries`). Not mapped
-(:class:`Unsupported`, with the reason; the statement keeps openlineage-sql's lineage): subqueries
-in other clauses (join conditions, HAVING, ORDER BY, aggregate queries' SELECT lists), ``UNPIVOT``,
-``VALUES`` and table functions, windows inside aggregate queries or inside
-larger expressions.
+(:mod:`~lineage_operators.spark.connect.columns.sql_grouping`), ``UNPIVOT`` the Connect unpivot,
+subqueries in ``WHERE``, join conditions, ``HAVING`` and named SELECT items (``IN`` / ``EXISTS`` /
+scalar, correlated or not) placeholders over referenced Relations
+(:mod:`~lineage_operators.spark.connect.columns.sql_subqueries`). Not mapped (:class:`Unsupported`,
+with the reason; the statement keeps openlineage-sql's lineage): subqueries in ``ORDER BY`` or in
+an unnamed SELECT item, ``VALUES`` and table functions, an ``UNPIVOT`` into several value columns,
+windows inside aggregate queries or inside larger expressions.
 
 Size: one mapping from sqlglot's AST to Relations, clause by clause (FROM and joins, WHERE,
 grouping, windows, generators, set operations, ORDER BY, the statement kinds): the clauses share
