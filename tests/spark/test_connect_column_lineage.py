@@ -6,15 +6,15 @@ subtype, masking and the ``dataset`` list).
 
 SQL (:data:`SQL_QUERIES`, ``sql_into_tables``): the SQL cases of those tests and the forms SQL users
 write (CTEs, one used twice; subqueries in ``FROM``, ``IN`` / ``EXISTS`` / scalar subqueries,
-correlated or not; set operations; joins of every kind with
-aliases and ``USING``; ``GROUP BY`` / ``HAVING`` / ``ROLLUP`` / ``CUBE`` / ``GROUPING SETS``;
-``PIVOT``; windows; ``CASE`` / ``IF`` /
+correlated or not, in ``WHERE``, join conditions, ``HAVING`` and SELECT lists; set operations; joins
+of every kind with aliases, ``USING`` and ``NATURAL``; ``GROUP BY`` / ``HAVING`` / ``ROLLUP`` /
+``CUBE`` / ``GROUPING SETS``; ``PIVOT``; ``UNPIVOT``; windows; ``CASE`` / ``IF`` /
 ``COALESCE`` / ``NULLIF`` / ``NVL2``; ``LATERAL VIEW``; CTAS; ``INSERT INTO`` / ``OVERWRITE`` with and
 without a column list, with table aliases; ``spark.sql(...)`` results written) run on both sides
 and must give identical facets (descriptions off: over Connect their texts are rebuilt from the
 parsed SQL). :data:`SQL_FALLBACKS` is the expected-difference list: what the parser mapping
 (``spark/connect/columns/sql_relation.py``) does not cover keeps openlineage-sql's lineage, with
-one debug line, and the test checks exactly that (one case left: a ``NATURAL`` join). RTAS and
+one debug line, and the test checks exactly that (one case left: a join with ``VALUES``). RTAS and
 ``MERGE INTO`` need a table format that has them (Delta has no release for Spark 4.2+, the newest
 line): they are compared the same way on a Connect server with Delta in
 tests/delta/test_delta_connect_sql.py (4.0 and 4.1).
@@ -292,6 +292,8 @@ SQL_QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
             "SELECT customer_id, o.amount, c.segment FROM cl_orders o JOIN cl_customers c USING "
             "(customer_id)",
         ),
+        ("natural", "SELECT order_id, segment FROM cl_orders NATURAL JOIN cl_customers"),
+        ("natural_full", "SELECT * FROM cl_orders NATURAL FULL OUTER JOIN cl_customers"),
     ),
     "sql_group_by_having": (
         (
@@ -362,6 +364,30 @@ SQL_QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
             "o.customer_id) AS seg FROM cl_orders o",
         ),
     ),
+    "sql_clause_subqueries": (
+        (
+            "join_condition",
+            "SELECT o.order_id, c.segment FROM cl_orders o JOIN cl_customers c ON o.customer_id = "
+            "c.customer_id AND o.order_id IN (SELECT order_id FROM cl_archive WHERE amount > 1)",
+        ),
+        (
+            "having",
+            f"{_ORDERS_BY_CUSTOMER} HAVING sum(amount) > (SELECT avg(amount) FROM cl_archive)",
+        ),
+        (
+            "aggregate_select",
+            "SELECT status, count(*) AS n, (SELECT max(amount) FROM cl_archive) AS top FROM cl_orders "
+            "GROUP BY status",
+        ),
+    ),
+    "sql_unpivot": (
+        ("unpivot", "SELECT * FROM cl_orders UNPIVOT (v FOR k IN (amount, customer_id AS cid))"),
+        (
+            "unpivot_nulls",
+            "SELECT order_id, k, v FROM (SELECT order_id, status, note FROM cl_orders) "
+            "UNPIVOT INCLUDE NULLS (v FOR k IN (status, note))",
+        ),
+    ),
     "sql_lateral_view": (
         ("words", "SELECT order_id, word FROM cl_orders LATERAL VIEW explode(split(note, ' ')) w AS word"),
         (
@@ -400,10 +426,10 @@ def _sql_into_tables(spark: Any, fn: Any, window: Any, data: dict[str, Path], ou
 #: SQL cases whose Connect lineage is not the classic one: openlineage-sql's (DIRECT without
 #: subtype, no dataset-wide entries) stays, with one debug line saying why. name -> (query, why).
 SQL_FALLBACKS: dict[str, tuple[str, str]] = {
-    "sql_natural_join": (
-        "SELECT order_id, segment FROM cl_orders NATURAL JOIN cl_customers",
-        "NATURAL joins are not mapped (the join keys are the columns both sides have: resolved by "
-        "the analyzer, not the parser)",
+    "sql_values": (
+        "SELECT o.order_id, v.label FROM cl_orders o JOIN VALUES ('paid', 'P'), ('new', 'N') AS "
+        "v(status, label) ON o.status = v.status",
+        "VALUES in FROM is not mapped",
     ),
 }
 

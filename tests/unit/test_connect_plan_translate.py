@@ -255,6 +255,20 @@ def test_join_using_keeps_one_key_and_a_full_join_coalesces_it() -> None:
     assert fields["customer_id"] == {("orders", "customer_id"): {C, T}, ("customers", "customer_id"): {C, T}}
 
 
+def test_sql_natural_joins_are_joins_using_the_columns_both_sides_have() -> None:
+    SCHEMAS.update({"o": SCHEMAS["orders"], "c": SCHEMAS["customers"], "a": SCHEMAS["archive"]})
+    fields, dataset = lineage(sql("SELECT * FROM o NATURAL JOIN c"))
+    assert list(fields) == ["customer_id", "order_id", "amount", "status", "segment", "tags"]
+    assert fields["customer_id"] == {("o", "customer_id"): {I}}
+    assert dataset == {("o", "customer_id"): {J, F}, ("c", "customer_id"): {J, F}}  # inner: keys not null
+    fields, dataset = lineage(sql("SELECT * FROM o NATURAL FULL OUTER JOIN a"))  # two keys, coalesced
+    assert fields["amount"] == {("o", "amount"): {C, T}, ("a", "amount"): {C, T}}
+    assert set(dataset) == {(leaf, key) for leaf in ("o", "a") for key in ("order_id", "amount")}
+    fields, dataset = lineage(sql("SELECT * FROM a NATURAL JOIN c"))  # nothing in common: no keys
+    assert list(fields) == ["order_id", "amount", "customer_id", "segment", "tags"]
+    assert dataset == {}
+
+
 def test_union_by_position_by_name_and_distinct() -> None:
     orders = project(read("orders"), col("order_id"), col("amount"))
     archive = read("archive")
@@ -448,7 +462,7 @@ def test_sql_beyond_a_simple_select_is_derived_with_sqlglot() -> None:
 @pytest.mark.parametrize(
     "query",
     [
-        "SELECT o.order_id FROM o JOIN c ON o.customer_id IN (SELECT customer_id FROM c)",
+        "SELECT o.order_id FROM o ORDER BY o.customer_id IN (SELECT customer_id FROM c)",
         "SELECT (SELECT max(segment) FROM c) FROM o",
         "SELECT * FROM VALUES (1, 2)",
     ],
@@ -486,6 +500,41 @@ def test_sql_subqueries_in_where_and_select_hold_their_plans_and_read_outer_colu
         "order_id": {("o", "order_id"): {I}},
         "s": {("c", "segment"): {A}, ("c", "customer_id"): {F}, ("o", "customer_id"): {F}},
     }
+    assert dataset == {}
+
+
+def test_sql_subqueries_in_join_conditions_having_and_aggregate_items() -> None:
+    SCHEMAS.update({"o": SCHEMAS["orders"], "c": SCHEMAS["customers"]})
+    _, dataset = lineage(
+        sql(
+            "SELECT o.order_id FROM o JOIN c ON o.customer_id = c.customer_id "
+            "AND o.order_id IN (SELECT order_id FROM archive)"
+        )
+    )
+    assert dataset[("archive", "order_id")] == {J}
+    assert dataset[("o", "order_id")] == {J}
+    _, dataset = lineage(
+        sql(
+            "SELECT customer_id, sum(amount) AS r FROM o GROUP BY customer_id "
+            "HAVING sum(amount) > (SELECT avg(amount) FROM archive)"
+        )
+    )
+    assert dataset == {("o", "customer_id"): {G}, ("o", "amount"): {F}, ("archive", "amount"): {F}}
+    fields, _ = lineage(sql("SELECT status, (SELECT max(amount) FROM archive) AS top FROM o GROUP BY status"))
+    assert fields == {"status": {("o", "status"): {I}}, "top": {("archive", "amount"): {A}}}
+
+
+def test_sql_unpivot_keeps_the_other_columns_and_drops_null_values_unless_told() -> None:
+    SCHEMAS.update({"o": SCHEMAS["orders"]})
+    fields, dataset = lineage(sql("SELECT * FROM o UNPIVOT (v FOR k IN (amount, customer_id AS cid))"))
+    assert fields == {
+        "order_id": {("o", "order_id"): {I}},
+        "status": {("o", "status"): {I}},
+        "k": {},
+        "v": {("o", "amount"): {I}, ("o", "customer_id"): {T}},  # the long widened to double
+    }
+    assert dataset == {("o", "amount"): {F}, ("o", "customer_id"): {F}}  # EXCLUDE NULLS: a filter
+    _, dataset = lineage(sql("SELECT * FROM o UNPIVOT INCLUDE NULLS (v FOR k IN (amount, customer_id))"))
     assert dataset == {}
 
 

@@ -7,12 +7,13 @@ and renders each operator as the node the *classic* analyzer makes of it (``Proj
 (:mod:`lineage_operators.column_lineage`) compute the lineage: one rule set for both sessions.
 
 Operators are mapped as Spark's analyzer does: ``withColumn(s)`` / ``drop`` / ``withColumnRenamed``
-/ ``toDF`` are projections, a join ``using`` columns a join on equal keys under a projection
-(``coalesce`` of both keys for a full outer join), ``unpivot`` an ``Expand``, ``distinct`` /
-``dropDuplicates`` a ``Deduplicate``, ``union`` without ALL a ``Distinct`` over the union, a pivot
-the analyzer's two aggregates (:mod:`~lineage_operators.spark.connect.columns.plan_pivot`); limits,
-samples, repartitions and hints pass their input through. A temp view read by name is replaced by
-the plan that defined it (as the analyzer inlines it).
+/ ``toDF`` are projections, a join ``using`` columns (SQL's ``NATURAL``: those both sides have) a
+join on equal keys under a projection (``coalesce`` of both keys for a full outer join), ``unpivot``
+an ``Expand``, ``distinct`` / ``dropDuplicates`` a ``Deduplicate``, ``union`` without ALL a
+``Distinct`` over the union, a pivot the analyzer's two aggregates
+(:mod:`~lineage_operators.spark.connect.columns.plan_pivot`); limits, samples, repartitions and
+hints pass their input through. A temp view read by name is replaced by the plan that defined it (as
+the analyzer inlines it).
 
 A ``spark.sql(...)`` relation is translated from its query's Relations
 (:mod:`~lineage_operators.spark.connect.columns.sql_relation`, parsed with sqlglot); its subqueries
@@ -47,6 +48,7 @@ from lineage_operators.spark.connect.columns.plan_exprs import (
     term_of,
     with_text,
 )
+from lineage_operators.spark.connect.columns.sql_protos import NATURAL_JOIN
 from lineage_operators.spark.connect.plans import TableRead, collect_reads
 
 #: A leaf (a file/JDBC read, a table read, or any other leaf relation) -> its ``StructType.json``.
@@ -262,8 +264,12 @@ class _Translator:
         scope = self.scope(left + right)
         keys: list[tuple[Attr, Attr]] = []
         condition: Json | None = None
-        if rel.using_columns:
-            for name in rel.using_columns:
+        using = list(rel.using_columns)
+        if using == [NATURAL_JOIN]:  # SQL's NATURAL join: USING the columns both sides have
+            right_names = {a.name.lower() for a in right}
+            using = list(dict.fromkeys(a.name for a in left if a.name.lower() in right_names))
+        if using:
+            for name in using:
                 pair = (self.scope(left).lookup((name,), None)[0], self.scope(right).lookup((name,), None)[0])
                 keys.append(pair)
                 equal = node("EqualTo", [attr_json(pair[0]), attr_json(pair[1])])
@@ -417,10 +423,12 @@ class _Translator:
         child, attrs = self.relation(rel.input)
         scope = self.scope(attrs)
         ids = [term_of(e) for e in rel.ids]
+        values = [term_of(e) for e in rel.values.values] if rel.HasField("values") else None
+        if values is not None and [t[0] for t in ids] == ["star"]:  # SQL: the columns not unpivoted
+            taken = {scope.lookup(v[1], v[2])[0].ident for v in values if v[0] == "col"}
+            ids = [("col", (a.name,), None) for a in attrs if a.ident not in taken]
         id_attrs = [attr for term in ids for attr, _ in scope.named(term)]
-        if rel.HasField("values"):
-            values = [term_of(e) for e in rel.values.values]
-        else:
+        if values is None:
             taken = {a.ident for a in id_attrs}
             values = [("col", (a.name,), None) for a in attrs if a.ident not in taken]
         output = [Attr(next(self.ids), a.name) for a in id_attrs]

@@ -7,7 +7,9 @@ Pure (pyspark's protobufs and sqlglot imported lazily). The translation
 (:mod:`~lineage_operators.spark.connect.columns.plan_translate`) then renders each group type as
 the classic analyzer does: grouping sets over an ``Expand`` read their keys as a ``GROUP BY`` does;
 a pivot becomes the analyzer's two aggregates over ``PivotFirst``
-(:mod:`~lineage_operators.spark.connect.columns.plan_pivot`).
+(:mod:`~lineage_operators.spark.connect.columns.plan_pivot`). ``UNPIVOT`` is its sibling here: the
+Connect ``Unpivot`` (``DataFrame.unpivot``), which the translation renders as the analyzer's
+``Expand``.
 """
 
 from __future__ import annotations
@@ -82,8 +84,10 @@ def pivoted(relation: Any, pivot: Any) -> Any:
     from sqlglot import exp
 
     fields = pivot.args.get("fields") or []
-    if pivot.args.get("unpivot") or len(fields) != 1 or not isinstance(fields[0], exp.In):
-        raise Unsupported("UNPIVOT, or a PIVOT of several columns")
+    if len(fields) != 1 or not isinstance(fields[0], exp.In):
+        raise Unsupported("a PIVOT or UNPIVOT of several columns")
+    if pivot.args.get("unpivot"):
+        return _unpivoted(relation, pivot, fields[0])
     column = fields[0].this
     if isinstance(column, exp.Tuple | exp.Paren):
         raise Unsupported("a PIVOT of several columns")
@@ -107,6 +111,37 @@ def pivoted(relation: Any, pivot: Any) -> Any:
             raise Unsupported("a PIVOT value that is not a string or an integer")
     aggregate.aggregate_expressions.extend(item_expr(e) for e in pivot.expressions)
     return aggregated
+
+
+def _unpivoted(relation: Any, pivot: Any, field: Any) -> Any:
+    """``source UNPIVOT [INCLUDE NULLS] (value FOR name IN (columns))``: the Connect unpivot, its ids
+    a star (the columns it does not unpivot: resolved by the translation); without ``INCLUDE NULLS``
+    Spark's parser filters out the null values, so does this."""
+    from pyspark.sql.connect.proto import expressions_pb2
+    from sqlglot import exp
+
+    (value,) = pivot.expressions if len(pivot.expressions) == 1 else (None,)
+    if not isinstance(value, exp.Identifier) or isinstance(field.this, exp.Tuple | exp.Paren):
+        raise Unsupported("an UNPIVOT into several value columns")
+    unpivoted = new_rel()
+    unpivot = unpivoted.unpivot
+    unpivot.input.CopyFrom(relation)
+    star = expressions_pb2.Expression()
+    star.unresolved_star.SetInParent()
+    unpivot.ids.append(star)
+    for entry in field.expressions:
+        column = entry.this if isinstance(entry, exp.PivotAlias) else entry  # the alias: a name only
+        if not isinstance(column, exp.Column):
+            raise Unsupported("an UNPIVOT of an expression")
+        unpivot.values.values.append(text_expr(column.sql(dialect="spark")))
+    unpivot.variable_column_name = field.this.name
+    unpivot.value_column_name = value.name
+    if pivot.args.get("include_nulls"):
+        return unpivoted
+    filtered = new_rel()
+    filtered.filter.input.CopyFrom(unpivoted)
+    filtered.filter.condition.CopyFrom(text_expr(f"{value.sql(dialect='spark')} IS NOT NULL"))
+    return filtered
 
 
 __all__ = ["grouping", "pivoted"]

@@ -15,6 +15,12 @@ class Unsupported(ValueError):
     """SQL this module does not map to a Relation (the message says what)."""
 
 
+#: A join's only ``using_columns`` entry for a ``NATURAL`` join: Connect has no such join (the
+#: DataFrame API cannot send one), and its keys are the columns both sides have, which only the
+#: translation knows (from the server's schemas). No real column is named with a NUL character.
+NATURAL_JOIN = "\x00natural"
+
+
 def new_rel() -> Any:
     from pyspark.sql.connect.proto import relations_pb2
 
@@ -73,4 +79,4 @@ def item_expr(node: Any) -> Any:
     return expr
 
 
-__all__ = ["Unsupported", "item_expr", "new_rel", "text_expr", "unaliased"]
+__all__ = ["NATURAL_JOIN", "Unsupported", "item_expr", "new_rel", "text_expr", "unaliased"]

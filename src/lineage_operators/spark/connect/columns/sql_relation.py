@@ -21,14 +21,15 @@ Mapped as Spark's analyzer does: a CTE is inlined at each use (one used twice is
 a subquery in ``FROM`` is a ``SubqueryAlias``, ``GROUP BY`` / ``ROLLUP`` / ``CUBE`` an aggregate
 whose ``HAVING`` filters its (hidden) aggregate values, ``LATERAL VIEW`` a projected generator,
 ``UNION`` / ``INTERSECT`` / ``EXCEPT`` set operations by position, ``GROUP BY 1`` the item's
-expression, ``GROUPING SETS`` / ``PIVOT`` the Connect aggregates of those group types
-(:mod:`~lineage_operators.spark.connect.columns.sql_grouping`), subqueries in ``WHERE`` and named
-SELECT items (``IN`` / ``EXISTS`` / scalar, correlated or not) placeholders over referenced
-Relations (:mod:`~lineage_operators.spark.connect.columns.sql_subqueries`). Not mapped
-(:class:`Unsupported`, with the reason; the statement keeps openlineage-sql's lineage): subqueries
-in other clauses (join conditions, HAVING, ORDER BY, aggregate queries' SELECT lists), ``UNPIVOT``,
-``VALUES`` and table functions, ``NATURAL`` joins, windows inside aggregate queries or inside
-larger expressions.
+expression, a ``NATURAL`` join one ``USING`` the columns both sides have (the translation finds
+them), ``GROUPING SETS`` / ``PIVOT`` the Connect aggregates of those group types
+(:mod:`~lineage_operators.spark.connect.columns.sql_grouping`), ``UNPIVOT`` the Connect unpivot,
+subqueries in ``WHERE``, join conditions, ``HAVING`` and named SELECT items (``IN`` / ``EXISTS`` /
+scalar, correlated or not) placeholders over referenced Relations
+(:mod:`~lineage_operators.spark.connect.columns.sql_subqueries`). Not mapped (:class:`Unsupported`,
+with the reason; the statement keeps openlineage-sql's lineage): subqueries in ``ORDER BY`` or in
+an unnamed SELECT item, ``VALUES`` and table functions, an ``UNPIVOT`` into several value columns,
+windows inside aggregate queries or inside larger expressions.
 
 Size: one mapping from sqlglot's AST to Relations, clause by clause (FROM and joins, WHERE,
 grouping, windows, generators, set operations, ORDER BY, the statement kinds): the clauses share
@@ -43,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lineage_operators.spark.connect.columns.sql_protos import (
+    NATURAL_JOIN,
     Unsupported,
     item_expr,
     new_rel,
@@ -231,8 +233,9 @@ class _Builder:
             return None
         relation = self.source(from_.this, ctes)
         for join in node.args.get("joins") or []:
-            if join.args.get("method"):
-                raise Unsupported("a NATURAL join")
+            method = str(join.args.get("method") or "").upper()
+            if method not in ("", "NATURAL"):
+                raise Unsupported(f"a {method} join")
             key = (str(join.args.get("side") or "").upper(), str(join.args.get("kind") or "").upper())
             join_type = _JOIN_TYPES.get(key)
             if join_type is None:
@@ -242,9 +245,11 @@ class _Builder:
             joined.join.right.CopyFrom(self.source(join.this, ctes))
             joined.join.join_type = join_type  # type: ignore[assignment]
             if join.args.get("on") is not None:
-                _no_subquery(join.args["on"], "a join condition")
-                joined.join.join_condition.CopyFrom(text_expr(join.args["on"].sql(dialect="spark")))
+                condition = self._subqueries(join.args["on"], ctes)
+                joined.join.join_condition.CopyFrom(text_expr(condition.sql(dialect="spark")))
             joined.join.using_columns.extend(i.name for i in join.args.get("using") or [])
+            if method == "NATURAL":  # on the columns both sides have: the translation finds them
+                joined.join.using_columns.append(NATURAL_JOIN)
             relation = joined
         for lateral in node.args.get("laterals") or []:
             relation = self._lateral(relation, lateral)
@@ -291,12 +296,13 @@ class _Builder:
         items = list(node.expressions)
         group, having = node.args.get("group"), node.args.get("having")
         for index, item in enumerate(items):
-            if group is not None or having is not None or not isinstance(item, exp.Alias):
-                _no_subquery(item, "the SELECT list of an aggregate, or unnamed")
+            if not isinstance(item, exp.Alias):
+                _no_subquery(item, "an unnamed SELECT item")
             items[index] = self._subqueries(item, ctes)
         if group is not None or having is not None:
             if any(item.find(exp.Window) for item in items):
                 raise Unsupported("a window in an aggregate query")
+            having = having and self._subqueries(having, ctes)
             relation = self._aggregate(relation, items, group, having)
         else:
             if relation is not None and node.args.get("distinct") is None and _hidden_sort(node, items):
@@ -326,7 +332,6 @@ class _Builder:
         hidden: list[Any] = []
         condition = None
         if having is not None:
-            _no_subquery(having, "HAVING")
             condition = having.this.transform(lambda n: _having_term(n, items, keys, hidden))
         grouped = new_rel()
         if relation is not None:
