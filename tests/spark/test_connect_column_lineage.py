@@ -15,8 +15,9 @@ and must give identical facets (descriptions off: over Connect their texts are r
 parsed SQL). :data:`SQL_FALLBACKS` is the expected-difference list: what the parser mapping
 (``spark/connect/columns/sql_relation.py``) does not cover keeps openlineage-sql's lineage, with
 one debug line, and the test checks exactly that (one case left: a join with ``VALUES``). RTAS and
-``MERGE INTO`` need a V2 table format: Delta has no release for Spark 4.2+ (the newest line), so
-they are not run here; RTAS is mapped like a CTAS (unit test), ``MERGE INTO`` not mapped.
+``MERGE INTO`` need a table format that has them (Delta has no release for Spark 4.2+, the newest
+line): they are compared the same way on a Connect server with Delta in
+tests/delta/test_delta_connect_sql.py (4.0 and 4.1).
 
 Scenarios of those tests not here, and why (also in docs/spark-connect.md):
 

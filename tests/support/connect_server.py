@@ -4,7 +4,8 @@
 in ``pyspark/jars``) through pyspark's ``bin/spark-submit`` on 127.0.0.1 and a free port, with
 its warehouse, Derby home and scratch space under one temporary directory, waits until the port
 accepts connections, and ``stop()`` terminates it (its whole process group) and deletes the
-directory. Use the session-scoped fixture::
+directory. ``jars`` and ``conf`` add to its classpath and settings (a table format's jars and
+session extensions: tests/delta starts such a server of its own). Use the session-scoped fixture::
 
     from tests.support.connect_server import connect_server  # noqa: F401
 """
@@ -19,7 +20,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,9 @@ def _pyspark_home() -> Path:
 class ConnectServer:
     """One Spark Connect server process; ``url`` is its ``sc://`` address."""
 
-    def __init__(self) -> None:
+    def __init__(self, jars: Sequence[Path] = (), conf: Mapping[str, str] | None = None) -> None:
+        self.jars = list(jars)
+        self.extra_conf = dict(conf or {})
         self.root = Path(tempfile.mkdtemp(prefix="lineage-connect-"))
         self.warehouse = self.root / "warehouse"
         self.port = _free_port()
@@ -48,7 +51,8 @@ class ConnectServer:
         self._process: subprocess.Popen[bytes] | None = None
         self._log = self.root / "server.log"
 
-    def start(self) -> ConnectServer:
+    def launch(self) -> ConnectServer:
+        """Start the server process (not waiting for it: :meth:`wait_ready`)."""
         home = _pyspark_home()
         conf = {
             "spark.master": "local[2]",
@@ -63,8 +67,11 @@ class ConnectServer:
             "spark.driver.host": HOST,
             "spark.driver.bindAddress": HOST,
             "spark.driver.extraJavaOptions": f"-Dderby.system.home={self.root / 'derby'}",
+            **self.extra_conf,
         }
         command = [str(home / "bin" / "spark-submit"), "--class", SERVER_CLASS, "--name", "lineage-tests"]
+        if self.jars:
+            command += ["--jars", ",".join(str(jar) for jar in self.jars)]
         for key, value in conf.items():
             command += ["--conf", f"{key}={value}"]
         command.append("spark-internal")
@@ -82,10 +89,15 @@ class ConnectServer:
                 start_new_session=True,
             )
         atexit.register(self.stop)  # also when the run is interrupted before the fixture's teardown
-        self._wait_ready()
         return self
 
-    def _wait_ready(self) -> None:
+    def start(self) -> ConnectServer:
+        """Launch the server and wait until it listens."""
+        self.launch().wait_ready()
+        return self
+
+    def wait_ready(self) -> None:
+        """Wait until a launched server listens (other work can run while its JVM starts)."""
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             assert self._process is not None

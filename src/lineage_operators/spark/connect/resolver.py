@@ -43,7 +43,7 @@ from lineage_operators.spark.connect.plans import (
     collect_reads,
 )
 from lineage_operators.spark.connect.server import ServerLookups, TableInfo
-from lineage_operators.spark.connect.sql import SqlStatement, SqlTable, parse_statement
+from lineage_operators.spark.connect.sql import SqlStatement, SqlTable, parse_statement, statement_kind
 from lineage_operators.spark.connect.written import WrittenFiles
 from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
 from lineage_operators.spark.tables.memory import TableMemory
@@ -114,7 +114,7 @@ class ConnectResolver:
                     log.info("lineage capture: no column lineage for a DataFrame write: %s", describe(exc))
         elif statement is not None:
             facts.outputs = self._sql_outputs(statement, plan.operation_id)
-            if statement.kind in ("create", "replace", "insert", "insert_overwrite"):
+            if statement.kind in ("create", "replace", "insert", "insert_overwrite", "merge"):
                 columns = statement.columns
         if columns is not None and len(facts.outputs) == 1:
             text = plan.command_sql or (plan.sql[0] if plan.sql else None)
@@ -367,6 +367,8 @@ class ConnectResolver:
         from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
 
         names = column_names(output.schema_text)
+        if statement_kind(text) == "merge":
+            return self._merge_columns(text, names, rels_of)
         try:
             query = parse_query(text)
         except Unsupported as exc:
@@ -379,6 +381,29 @@ class ConnectResolver:
             relation = _insert_columns(relation, query.columns, names)
         return frame_column_lineage(
             relation, self._leaf_schema, self.view_queries, rels_of, names, self._ids, self.describe
+        )
+
+    def _merge_columns(self, text: str, names: list[str] | None, rels_of: Any) -> Any:
+        """A ``MERGE INTO``'s column lineage as a classic session's Delta MERGE gets it
+        (:mod:`~lineage_operators.spark.connect.columns.sql_merge`), or None (logged at debug)."""
+        from lineage_operators.spark.connect.columns.frame_columns import frame_column_lineage
+        from lineage_operators.spark.connect.columns.sql_merge import merge_translation, parse_merge
+        from lineage_operators.spark.connect.columns.sql_relation import Unsupported
+
+        try:
+            merge = parse_merge(text)
+        except Unsupported as exc:
+            log.debug("lineage capture: SQL column lineage from openlineage-sql: %s", exc)
+            return None
+        return frame_column_lineage(
+            merge,
+            self._leaf_schema,
+            self.view_queries,
+            rels_of,
+            names,
+            self._ids,
+            self.describe,
+            translator=merge_translation,
         )
 
     # -- outputs -----------------------------------------------------------------------------

@@ -41,7 +41,8 @@ class SqlTable:
 class SqlStatement:
     """What one statement does: kind, tables read and written."""
 
-    kind: str  # query / create / replace / insert / insert_overwrite / drop / truncate / rename / other
+    kind: str  # query / create / replace / insert / insert_overwrite / merge / drop / truncate / rename
+    # / other
     inputs: list[SqlTable] = field(default_factory=list)
     outputs: list[SqlTable] = field(default_factory=list)
     previous: SqlTable | None = None  # rename: the old name
@@ -62,6 +63,7 @@ _LIFECYCLE = {
     "rename": "RENAME",
 }
 
+_REPLACE = re.compile(r"^\s*REPLACE\s+TABLE\s+", re.IGNORECASE)
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 _KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(CREATE|REPLACE)\b.*?\bVIEW\b", re.S), "other"),
@@ -70,6 +72,7 @@ _KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"INSERT\s+OVERWRITE\s+(LOCAL\s+)?DIRECTORY\b"), "other"),
     (re.compile(r"INSERT\s+OVERWRITE\b"), "insert_overwrite"),
     (re.compile(r"INSERT\s+INTO\b"), "insert"),
+    (re.compile(r"MERGE\s+INTO\b"), "merge"),
     (re.compile(r"DROP\s+TABLE\b"), "drop"),
     (re.compile(r"TRUNCATE\s+TABLE\b"), "truncate"),
     (re.compile(r"ALTER\s+TABLE\b.*\bRENAME\s+TO\b", re.S), "rename"),
@@ -133,6 +136,8 @@ def parse_statement(text: str) -> SqlStatement:
     kind = statement_kind(text)
     if kind == "other":
         return SqlStatement(kind)
+    if kind == "replace":  # openlineage-sql reads Spark's ``REPLACE TABLE ... AS`` only as CREATE OR REPLACE
+        text = _REPLACE.sub("CREATE OR REPLACE TABLE ", text, count=1)
     meta = openlineage_sql.parse([text], dialect="spark")
     if meta.errors:
         meta = openlineage_sql.parse([_without_spark_clauses(text)], dialect="spark")
@@ -148,6 +153,8 @@ def parse_statement(text: str) -> SqlStatement:
         statement.inputs = []
     if kind == "query":
         statement.outputs = []
+    if kind == "merge":  # a MERGE reads its target too (a classic session lists it as an input)
+        statement.inputs += [t for t in statement.outputs if t not in statement.inputs]
     return statement
 
 

@@ -325,4 +325,22 @@ def parse_expression(text: str) -> Term:
     return _Parser(text).named()
 
 
-__all__ = ["ExpressionSyntaxError", "Term", "parse_expression"]
+#: Generators that yield no row for a null or empty collection: the classic analyzer makes a
+#: ``Generate`` of a projected one, under which Spark's optimizer infers a filter on the collection
+#: (the column lineage engine reports it as FILTER); a ``Filter`` on it here gives the same lineage.
+_ROW_DROPPING_GENERATORS = frozenset({"explode", "posexplode", "inline"})
+#: Collections built in the query itself: never null, so no filter is inferred.
+_COLLECTION_BUILDERS = frozenset({"array", "map", "create_map", "struct", "named_struct"})
+
+
+def filtered_collection(term: Term) -> Term | None:
+    """The collection a projected row-dropping generator reads (its first argument), or None."""
+    while term[0] == "alias":
+        term = term[1]
+    if term[0] != "fn" or term[1] not in _ROW_DROPPING_GENERATORS or not term[2]:
+        return None
+    collection = term[2][0]
+    return None if collection[0] == "fn" and collection[1] in _COLLECTION_BUILDERS else collection
+
+
+__all__ = ["ExpressionSyntaxError", "Term", "filtered_collection", "parse_expression"]

@@ -40,18 +40,20 @@ def frame_column_lineage(  # noqa: PLR0917
     output_names: Sequence[str] | None,
     ids: Iterator[int],
     describe: bool = False,
+    translator: Callable[..., Any] = translate,
 ) -> PlanColumnLineage | None:
     """The lineage of the written ``query``, or None (logged once per reason) when not translatable.
 
     ``inputs``: a read leaf (``SourceRead`` / ``TableRead``) -> the input relations it resolved to;
     ``output_names``: the written columns (the server's schema of the write), positional;
-    ``describe``: descriptions wanted (the translated plan carries expression texts).
+    ``describe``: descriptions wanted (the translated plan carries expression texts);
+    ``translator``: ``query`` -> its Translation (a MERGE's: :mod:`.sql_merge`).
     """
     from lineage_operators.column_lineage import lineage_of_plan
     from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable
 
     try:
-        translation = translate(query, leaf_schema, views, ids, describe)
+        translation = translator(query, leaf_schema, views, ids, describe)
     except Untranslatable as exc:
         log_once(
             log,

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from lineage_operators.spark.connect.columns.expr_text import filtered_collection
 from lineage_operators.spark.connect.columns.plan_exprs import (
     AGGREGATES,
     LITERAL,
@@ -238,7 +239,7 @@ class _Translator:
             named = [pair for term in terms for pair in scope.named(term, aggregating=True)]
             plan = node("Aggregate", [child], groupingExpressions=[], aggregateExpressions=self._items(named))
             return plan, [attr for attr, _ in named]
-        for collection in filter(None, map(_filtered_collection, terms)):
+        for collection in filter(None, map(filtered_collection, terms)):
             child = node("Filter", [child], condition=scope.render(collection))
         return self._projection(child, [pair for term in terms for pair in scope.named(term)])
 
@@ -479,38 +480,33 @@ def translate(
     ``describe``: top expressions carry their ``sql()`` text (descriptions,
     :mod:`~lineage_operators.spark.connect.columns.expr_sql`).
     """
+    plan, output, leaves = translated(lambda t: t.relation(relation), leaf_schema, views, ids, describe)
+    return Translation(plan=plan, output=output, leaves=leaves)
+
+
+def translated(
+    build: Callable[[Any], tuple[Json, list[Attr]]],
+    leaf_schema: LeafSchema,
+    views: Mapping[str, Any] | None = None,
+    ids: Iterator[int] | None = None,
+    describe: bool = False,
+) -> tuple[Json, list[Attr], list[tuple[Any, tuple[int, ...]]]]:
+    """``build(translator)``'s plan and output, and the read leaves; errors as :class:`Untranslatable`
+    (also for :mod:`~lineage_operators.spark.connect.columns.sql_merge`, which builds on two relations)."""
     from lineage_operators.spark.connect.columns.expr_sql import literals_kept
 
     counter = ids if ids is not None else itertools.count(1)
     translator = _Translator(leaf_schema, views or {}, counter, describe)
     try:
         with literals_kept(describe):
-            plan, output = translator.relation(relation)
+            plan, output = build(translator)
     except RecursionError as exc:
         raise Untranslatable("a plan too deep") from exc
     except (LookupError, TypeError, ValueError) as exc:
         if isinstance(exc, Untranslatable):
             raise
         raise Untranslatable(type(exc).__name__) from exc  # not the message: it may quote values
-    return Translation(plan=plan, output=output, leaves=translator.leaves)
+    return plan, output, translator.leaves
 
 
-#: Generators that yield no row for a null or empty collection: the classic analyzer makes a
-#: ``Generate`` of a projected one, under which Spark's optimizer infers a filter on the collection
-#: (the column lineage engine reports it as FILTER); a ``Filter`` on it here gives the same lineage.
-_ROW_DROPPING_GENERATORS = frozenset({"explode", "posexplode", "inline"})
-#: Collections built in the query itself: never null, so no filter is inferred.
-_COLLECTION_BUILDERS = frozenset({"array", "map", "create_map", "struct", "named_struct"})
-
-
-def _filtered_collection(term: Any) -> Any:
-    """The collection a projected row-dropping generator reads (its first argument), or None."""
-    while term[0] == "alias":
-        term = term[1]
-    if term[0] != "fn" or term[1] not in _ROW_DROPPING_GENERATORS or not term[2]:
-        return None
-    collection = term[2][0]
-    return None if collection[0] == "fn" and collection[1] in _COLLECTION_BUILDERS else collection
-
-
-__all__ = ["LeafSchema", "Translation", "translate"]
+__all__ = ["LeafSchema", "Translation", "translate", "translated"]

@@ -1,4 +1,5 @@
-"""Spark SQL text (a query, CTAS, RTAS, ``INSERT ... SELECT``, a ``spark.sql(...)`` frame) as Connect
+"""Spark SQL text (a query, CTAS, RTAS, ``INSERT ... SELECT``, a ``spark.sql(...)`` frame, the two sides
+of a ``MERGE INTO``: :mod:`~lineage_operators.spark.connect.columns.sql_merge`) as Connect
 ``Relation`` protobufs, parsed with ``sqlglot``, so SQL gets the classic column lineage through
 :mod:`~lineage_operators.spark.connect.columns.plan_translate` (one rule set for SQL and DataFrames).
 
@@ -113,6 +114,15 @@ def parse_query(text: str) -> SqlQuery:
         wrapped.with_relations.references.extend(builder.references.values())
         relation = wrapped
     return SqlQuery(relation, columns)
+
+
+def source_relation(node: Any) -> Any:
+    """A ``FROM`` item (a table, an aliased subquery) as a Relation; raises :class:`Unsupported`."""
+    builder = _Builder()
+    relation = builder.source(node, {})
+    if builder.references:
+        raise Unsupported("a subquery inside an expression of a MERGE source")
+    return relation
 
 
 def _no_subquery(node: Any, where: str) -> None:
@@ -446,4 +456,4 @@ def _output_name(item: Any) -> str:
         raise Unsupported("an item without a name") from exc
 
 
-__all__ = ["SqlQuery", "Unsupported", "parse_query"]
+__all__ = ["SqlQuery", "Unsupported", "parse_query", "source_relation"]
