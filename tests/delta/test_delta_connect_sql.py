@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from tests.delta.conftest import DELTA_CATALOG
-from tests.spark.spark_helpers import PATIENT, run_captured
+from tests.spark.spark_helpers import PATIENT, comparable_column_lineage, run_captured
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -83,20 +83,8 @@ def _facets(session: Any, statement: str) -> tuple[dict[str, Any], set[str], set
     def norm(name: str) -> str:
         return name.replace(warehouse, "<warehouse>")
 
-    def inputs(fields: Any) -> dict[tuple[str, str], set[tuple[str, str | None, bool]]]:
-        return {
-            (norm(i.name), i.field): {(t.type, t.subtype, bool(t.masking)) for t in i.transformations}
-            for i in fields or []
-        }
-
     _, result = run_captured(session, lambda: session.sql(statement).collect(), timeout=PATIENT)
-    found = {}
-    for dataset in result.outputs:
-        facet = dataset.facets.get("columnLineage")
-        found[norm(dataset.name)] = facet and {
-            "fields": {column: inputs(f.inputFields) for column, f in facet.fields.items()},
-            "dataset": inputs(facet.dataset),
-        }
+    found = comparable_column_lineage(result.outputs, norm)
     return found, {norm(d.name) for d in result.outputs}, {norm(d.name) for d in result.inputs}
 
 

@@ -62,6 +62,32 @@ def stats(dataset: LineageDataset) -> tuple[int | None, int | None, int | None]:
     return facet.rowCount, facet.size, facet.fileCount
 
 
+def comparable_column_lineage(
+    datasets: Iterable[LineageDataset], norm: Callable[[str], str], descriptions: bool = False
+) -> dict[str, Any]:
+    """Output name (``norm``-ed) -> its ``columnLineage`` as plain sets, to compare two sessions'
+    facets: fields and dataset-wide entries, per input (namespace, name, field) its transformations'
+    type, subtype, masking (and description, if asked); None where the output has no facet."""
+
+    def inputs(fields: Any) -> dict[tuple[str, str, str], set[tuple[Any, ...]]]:
+        return {
+            (i.namespace, norm(i.name), i.field): {
+                (t.type, t.subtype, bool(t.masking), *((t.description,) if descriptions else ()))
+                for t in i.transformations
+            }
+            for i in fields or []
+        }
+
+    found = {}
+    for dataset in datasets:
+        facet = dataset.facets.get("columnLineage")
+        found[norm(dataset.name)] = facet and {
+            "fields": {column: inputs(f.inputFields) for column, f in facet.fields.items()},
+            "dataset": inputs(facet.dataset),
+        }
+    return found
+
+
 def listener_queues(spark: Any) -> set[str]:
     """The names of the queues of the context's listener bus (each one a thread Spark wakes for
     every event)."""

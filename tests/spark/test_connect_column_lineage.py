@@ -37,7 +37,7 @@ from typing import Any
 
 import pytest
 from column_lineage_helpers import write_pattern_inputs
-from spark_helpers import PATIENT, run_captured
+from spark_helpers import PATIENT, comparable_column_lineage, run_captured
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -492,15 +492,6 @@ def _facets(side: tuple[Any, ...], scenario: Scenario, descriptions: bool = Fals
     def norm(name: str) -> str:
         return name.replace(warehouse.rstrip("/"), "<warehouse>").replace(str(root), "<root>")
 
-    def inputs(fields: Any) -> dict[tuple[str, str, str], set[tuple[str, str | None, bool]]]:
-        return {
-            (i.namespace, norm(i.name), i.field): {
-                (t.type, t.subtype, bool(t.masking), *((t.description,) if descriptions else ()))
-                for t in i.transformations
-            }
-            for i in fields or []
-        }
-
     settings = ColumnLineageSettings(descriptions=descriptions)
     _, result = run_captured(
         session,
@@ -508,14 +499,7 @@ def _facets(side: tuple[Any, ...], scenario: Scenario, descriptions: bool = Fals
         timeout=PATIENT,
         column_lineage=settings,
     )
-    found = {}
-    for dataset in result.outputs:
-        facet = dataset.facets.get("columnLineage")
-        found[norm(dataset.name)] = facet and {
-            "fields": {column: inputs(f.inputFields) for column, f in facet.fields.items()},
-            "dataset": inputs(facet.dataset),
-        }
-    return found
+    return comparable_column_lineage(result.outputs, norm, descriptions)
 
 
 #: Where Spark's analyzer rewrites an expression (or the translation builds another operator), the
