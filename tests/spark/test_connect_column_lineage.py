@@ -8,7 +8,8 @@ SQL (:data:`SQL_QUERIES`, ``sql_into_tables``): the SQL cases of those tests and
 write (CTEs, one used twice; subqueries in ``FROM``, ``IN`` / ``EXISTS`` / scalar subqueries,
 correlated or not, in ``WHERE``, join conditions, ``HAVING`` and SELECT lists; set operations; joins
 of every kind with aliases, ``USING`` and ``NATURAL``; ``GROUP BY`` / ``HAVING`` / ``ROLLUP`` /
-``CUBE`` / ``GROUPING SETS``; ``PIVOT``; ``UNPIVOT``; windows; ``CASE`` / ``IF`` /
+``CUBE`` / ``GROUPING SETS``; ``PIVOT``; ``UNPIVOT``; persistent views read by name (a view over
+a view, one with a column list); windows; ``CASE`` / ``IF`` /
 ``COALESCE`` / ``NULLIF`` / ``NVL2``; ``LATERAL VIEW``; CTAS; ``INSERT INTO`` / ``OVERWRITE`` with and
 without a column list, with table aliases; ``spark.sql(...)`` results written) run on both sides
 and must give identical facets (descriptions off: over Connect their texts are rebuilt from the
@@ -21,8 +22,6 @@ tests/delta/test_delta_connect_sql.py (4.0 and 4.1).
 
 Scenarios of those tests not here, and why (also in docs/spark-connect.md):
 
-* A persistent view read by name in SQL: over Connect no ``columnLineage`` facet (its definition
-  is not inlined); not an expected-difference case since it gets no openlineage-sql facet either.
 * JDBC (needs PostgreSQL; the JDBC leaves are translated as any other read), limits and plan-size
   guards (classic plan-serialisation knobs, nothing to compare), ``.cache()`` (a classic
   session-only concern).
@@ -423,6 +422,41 @@ def _sql_into_tables(spark: Any, fn: Any, window: Any, data: dict[str, Path], ou
     )
 
 
+def _persistent_views(spark: Any, fn: Any, window: Any, data: dict[str, Path], out: Path) -> None:
+    """Persistent views read by name: over a join and an aggregate (unqualified names, resolved in the
+    view's own database), a view over it with a column list; read with SQL and the DataFrame API."""
+    _views(spark, data)
+    for name in ("pv_top", "pv_revenue"):
+        spark.sql(f"DROP VIEW IF EXISTS cl_parity.{name}")
+    for name in ("pv_orders", "pv_customers", "pv_ctas"):
+        spark.sql(f"DROP TABLE IF EXISTS cl_parity.{name}")
+    spark.sql("CREATE TABLE cl_parity.pv_orders USING parquet AS SELECT * FROM cl_orders")
+    spark.sql("CREATE TABLE cl_parity.pv_customers USING parquet AS SELECT * FROM cl_customers")
+    spark.sql("USE cl_parity")
+    try:
+        spark.sql(
+            "CREATE VIEW pv_revenue AS SELECT c.segment, sum(o.amount) AS revenue, count(o.order_id) AS n "
+            "FROM pv_orders o JOIN pv_customers c ON o.customer_id = c.customer_id WHERE o.status = 'paid' "
+            "GROUP BY c.segment"
+        )
+        spark.sql(
+            "CREATE VIEW pv_top (seg, total) AS SELECT segment, revenue * 2 AS doubled FROM pv_revenue "
+            "WHERE n > 0"
+        )
+    finally:
+        spark.sql("USE default")
+    _write(spark.table("cl_parity.pv_top"), out / "frame")
+    _write(
+        spark.sql(
+            "SELECT seg, total FROM cl_parity.pv_revenue r JOIN cl_parity.pv_top t ON r.segment = t.seg"
+        ),
+        out / "sql",
+    )
+    spark.sql(
+        "CREATE TABLE cl_parity.pv_ctas USING parquet AS SELECT seg, upper(seg) AS u FROM cl_parity.pv_top"
+    )
+
+
 #: SQL cases whose Connect lineage is not the classic one: openlineage-sql's (DIRECT without
 #: subtype, no dataset-wide entries) stays, with one debug line saying why. name -> (query, why).
 SQL_FALLBACKS: dict[str, tuple[str, str]] = {
@@ -457,6 +491,7 @@ SCENARIOS = [
 SQL_SCENARIOS = [
     *[Scenario(name, _sql_writes(*queries)) for name, queries in SQL_QUERIES.items()],
     Scenario("sql_into_tables", _sql_into_tables),
+    Scenario("persistent_views", _persistent_views),
 ]
 
 

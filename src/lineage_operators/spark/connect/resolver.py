@@ -33,6 +33,7 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.connect.columns.frame_columns import rels_of_reads
+from lineage_operators.spark.connect.columns.persistent_views import view_inputs
 from lineage_operators.spark.connect.columns.sql_columns import sql_column_lineage
 from lineage_operators.spark.connect.paths import source_roots
 from lineage_operators.spark.connect.plans import (
@@ -108,7 +109,7 @@ class ConnectResolver:
                 columns = parse_statement(plan.sql[0]).columns
             elif self.frame_columns and len(facts.outputs) == 1:
                 try:
-                    rels_of = rels_of_reads(by_read, sources)
+                    rels_of = rels_of_reads(by_read, sources, facts.inputs)
                     facts.column_lineage = self._frame_columns(plan, facts.outputs[0], rels_of)
                 except Exception as exc:  # a failed lookup: this write's column lineage only
                     log.info("lineage capture: no column lineage for a DataFrame write: %s", describe(exc))
@@ -121,7 +122,7 @@ class ConnectResolver:
             if self.frame_columns and text:
                 try:  # the classic rules, through the DataFrame translation
                     facts.column_lineage = self._select_columns(
-                        text, facts.outputs[0], rels_of_reads(by_read, sources)
+                        text, facts.outputs[0], rels_of_reads(by_read, sources, facts.inputs)
                     )
                 except Exception as exc:
                     log.info("lineage capture: SQL column lineage from openlineage-sql: %s", describe(exc))
@@ -314,8 +315,8 @@ class ConnectResolver:
     def _table(self, name: str, *, with_schema: bool, lifecycle: str | None = None) -> list[RelationFacts]:
         info = self.lookups.table(name)
         if info.kind == "VIEW":
-            if info.view_text:  # a persistent view reads what its query reads
-                return [r for t in parse_statement(info.view_text).inputs for r in self._input(t)]
+            if info.view_text:  # a persistent view reads what its query reads, named where it was made
+                return [r for t in view_inputs(info) for r in self._input(t)]
             return []
         ref = _table_ref(info)
         location = info.location or self._default_location(ref)
@@ -332,6 +333,13 @@ class ConnectResolver:
         ]
 
     # -- column lineage of DataFrame writes --------------------------------------------------
+
+    @property
+    def _views(self) -> Any:
+        """The views a translation reads through: the task's temp views, then persistent ones."""
+        from lineage_operators.spark.connect.columns.persistent_views import ViewQueries
+
+        return ViewQueries(self.view_queries, self.lookups.table)
 
     def _leaf_schema(self, item: Any) -> str | None:
         if isinstance(item, SourceRead):
@@ -355,7 +363,7 @@ class ConnectResolver:
             schema = self.lookups.table_schema(write.table)
         names = column_names(schema)
         return frame_column_lineage(
-            plan.query, self._leaf_schema, self.view_queries, rels_of, names, self._ids, self.describe
+            plan.query, self._leaf_schema, self._views, rels_of, names, self._ids, self.describe
         )
 
     def _select_columns(self, text: str, output: RelationFacts, rels_of: Any) -> Any:
@@ -380,7 +388,7 @@ class ConnectResolver:
                 return None
             relation = _insert_columns(relation, query.columns, names)
         return frame_column_lineage(
-            relation, self._leaf_schema, self.view_queries, rels_of, names, self._ids, self.describe
+            relation, self._leaf_schema, self._views, rels_of, names, self._ids, self.describe
         )
 
     def _merge_columns(self, text: str, names: list[str] | None, rels_of: Any) -> Any:
@@ -398,7 +406,7 @@ class ConnectResolver:
         return frame_column_lineage(
             merge,
             self._leaf_schema,
-            self.view_queries,
+            self._views,
             rels_of,
             names,
             self._ids,

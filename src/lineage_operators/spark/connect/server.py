@@ -38,14 +38,23 @@ class TableInfo:
     provider: str | None
     location: str | None
     view_text: str | None = None
+    #: A view's: the namespace its text's unqualified names are in.
+    view_namespace: str | None = None
+    #: The column names DESCRIBE lists first (a view's are its own, not its query's).
+    columns: tuple[str, ...] = ()
 
 
 def table_info_from_rows(name: str, rows: list[tuple[str, str]]) -> TableInfo:
-    """Pure: the ``# Detailed Table Information`` section of DESCRIBE TABLE EXTENDED."""
+    """Pure: the ``# Detailed Table Information`` section of DESCRIBE TABLE EXTENDED, and the column
+    names its first rows list."""
     details: dict[str, str] = {}
-    in_details = False
-    for raw_key, value in rows:
+    columns: list[str] = []
+    in_details = in_columns = False
+    for index, (raw_key, value) in enumerate(rows):
         key = (raw_key or "").strip()
+        in_columns = (index == 0 or in_columns) and bool(key) and not key.startswith("#")
+        if in_columns:
+            columns.append(key)
         if key.startswith("# Detailed Table Information"):
             in_details = True
             continue
@@ -62,6 +71,8 @@ def table_info_from_rows(name: str, rows: list[tuple[str, str]]) -> TableInfo:
         provider=(details.get("Provider") or "").lower() or None,
         location=details.get("Location") or None,
         view_text=details.get("View Text") or details.get("View Original Text") or None,
+        view_namespace=details.get("View Catalog and Namespace") or None,
+        columns=tuple(columns),
     )
 
 

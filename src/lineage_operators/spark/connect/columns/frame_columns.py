@@ -82,10 +82,13 @@ def frame_column_lineage(  # noqa: PLR0917
 
 
 def rels_of_reads(
-    by_read: dict[Any, list[RelationFacts]], sources: dict[SqlTable, list[RelationFacts]]
+    by_read: dict[Any, list[RelationFacts]],
+    sources: dict[SqlTable, list[RelationFacts]],
+    inputs: Sequence[RelationFacts] = (),
 ) -> Any:
     """A translated plan's read leaf -> the input relations it resolved to: a DataFrame read by
-    its key, a table or path named in SQL text by matching what openlineage-sql parsed."""
+    its key, a table or path named in SQL text by matching what openlineage-sql parsed, a table a
+    persistent view reads by matching the catalog tables among ``inputs`` (the execution's)."""
 
     def rels_of(item: Any) -> Sequence[RelationFacts]:
         found = by_read.get(read_key(item))
@@ -96,7 +99,14 @@ def rels_of_reads(
                 return rels
             if isinstance(item, TableRead) and not table.path and _same_table(item.name, table):
                 return rels
-        return []
+        if not isinstance(item, TableRead):
+            return []
+        return [
+            rel
+            for rel in inputs
+            if rel.table is not None
+            and _same_table(item.name, SqlTable(rel.table.table, rel.table.database, rel.table.catalog))
+        ]
 
     return rels_of
 

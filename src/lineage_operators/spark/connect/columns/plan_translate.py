@@ -182,7 +182,7 @@ class _Translator:
         item = found[0]
         if isinstance(item, TableRead):
             name = item.name.strip("`").lower()
-            view = self.views.get(name) if "." not in name else None
+            view = self.views.get(name)  # a temp view, or a persistent one (views.ViewQueries)
             if view is not None:
                 if self.view_depth >= _MAX_VIEW_DEPTH:
                     raise Untranslatable("views nested too deep")
@@ -191,7 +191,7 @@ class _Translator:
                     plan, attrs = self.relation(view)
                 finally:
                     self.view_depth -= 1
-                qualified = [replace(a, qualifiers=frozenset({name})) for a in attrs]
+                qualified = [replace(a, qualifiers=frozenset({name.rsplit(".", 1)[-1]})) for a in attrs]
                 return node("SubqueryAlias", [plan]), qualified
             return self._leaf(item, _fields(self.leaf_schema(item)), name.rsplit(".", 1)[-1])
         return self._leaf(item, _fields(self.leaf_schema(item)))
