@@ -12,8 +12,8 @@ pytest.importorskip("sqlglot")
 pytest.importorskip("pyspark.sql.connect.proto")
 
 from lineage_operators.spark.connect.columns.frame_columns import rels_of_reads
-from lineage_operators.spark.connect.columns.persistent_views import ViewQueries, view_inputs, view_relation
 from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable
+from lineage_operators.spark.connect.persistent_views import ViewQueries, view_inputs, view_relation
 from lineage_operators.spark.connect.plans import TableRead
 from lineage_operators.spark.connect.server import TableInfo, table_info_from_rows
 from lineage_operators.spark.facts import RelationFacts, TableRef

@@ -33,9 +33,9 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.connect.columns.frame_columns import rels_of_reads
-from lineage_operators.spark.connect.columns.persistent_views import view_inputs
 from lineage_operators.spark.connect.columns.sql_columns import sql_column_lineage
 from lineage_operators.spark.connect.paths import source_roots
+from lineage_operators.spark.connect.persistent_views import view_inputs
 from lineage_operators.spark.connect.plans import (
     ConnectPlan,
     SourceRead,
@@ -337,7 +337,7 @@ class ConnectResolver:
     @property
     def _views(self) -> Any:
         """The views a translation reads through: the task's temp views, then persistent ones."""
-        from lineage_operators.spark.connect.columns.persistent_views import ViewQueries
+        from lineage_operators.spark.connect.persistent_views import ViewQueries
 
         return ViewQueries(self.view_queries, self.lookups.table)
 

@@ -182,7 +182,7 @@ class _Translator:
         item = found[0]
         if isinstance(item, TableRead):
             name = item.name.strip("`").lower()
-            view = self.views.get(name)  # a temp view, or a persistent one (views.ViewQueries)
+            view = self.views.get(name)  # a temp view, or a persistent one (connect.persistent_views)
             if view is not None:
                 if self.view_depth >= _MAX_VIEW_DEPTH:
                     raise Untranslatable("views nested too deep")

@@ -1,6 +1,6 @@
-"""Views as the Connect translation reads them: a temp view's defining relation, and a persistent
-view's stored SQL text parsed into one, so that reading a view by name gets the lineage through it,
-as the analyzer expands a ``View`` in a classic session.
+"""Views as the Connect translation (``columns/``) reads them: a temp view's defining relation, and a
+persistent view's stored SQL text parsed into one, so that reading a view by name gets the lineage
+through it, as the analyzer expands a ``View`` in a classic session.
 
 Pure but for the ``describe`` callback (the resolver's cached ``DESCRIBE TABLE EXTENDED``, which it
 reads anyway for the view's inputs: no extra round trip). A persistent view's text is parsed with
