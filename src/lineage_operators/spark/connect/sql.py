@@ -41,8 +41,8 @@ class SqlTable:
 class SqlStatement:
     """What one statement does: kind, tables read and written."""
 
-    kind: str  # query / create / replace / insert / insert_overwrite / merge / drop / truncate / rename
-    # / other
+    #: query / create / replace / insert / insert_overwrite / merge / drop / truncate / rename / other
+    kind: str
     inputs: list[SqlTable] = field(default_factory=list)
     outputs: list[SqlTable] = field(default_factory=list)
     previous: SqlTable | None = None  # rename: the old name
@@ -64,6 +64,14 @@ _LIFECYCLE = {
 }
 
 _REPLACE = re.compile(r"^\s*REPLACE\s+TABLE\s+", re.IGNORECASE)
+
+
+def as_create_or_replace(text: str) -> str:
+    """Spark's ``REPLACE TABLE ... AS`` (an RTAS) spelled ``CREATE OR REPLACE TABLE``, the only form
+    openlineage-sql and sqlglot read; any other statement unchanged."""
+    return _REPLACE.sub("CREATE OR REPLACE TABLE ", text, count=1)
+
+
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 _KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(CREATE|REPLACE)\b.*?\bVIEW\b", re.S), "other"),
@@ -137,7 +145,7 @@ def parse_statement(text: str) -> SqlStatement:
     if kind == "other":
         return SqlStatement(kind)
     if kind == "replace":  # openlineage-sql reads Spark's ``REPLACE TABLE ... AS`` only as CREATE OR REPLACE
-        text = _REPLACE.sub("CREATE OR REPLACE TABLE ", text, count=1)
+        text = as_create_or_replace(text)
     meta = openlineage_sql.parse([text], dialect="spark")
     if meta.errors:
         meta = openlineage_sql.parse([_without_spark_clauses(text)], dialect="spark")
@@ -158,4 +166,11 @@ def parse_statement(text: str) -> SqlStatement:
     return statement
 
 
-__all__ = ["FILE_SOURCES", "SqlStatement", "SqlTable", "parse_statement", "statement_kind"]
+__all__ = [
+    "FILE_SOURCES",
+    "SqlStatement",
+    "SqlTable",
+    "as_create_or_replace",
+    "parse_statement",
+    "statement_kind",
+]

@@ -38,7 +38,6 @@ the scope of the SELECT they belong to, and split apart they would pass it aroun
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -51,8 +50,8 @@ from lineage_operators.spark.connect.columns.sql_protos import (
     text_expr,
     unaliased,
 )
+from lineage_operators.spark.connect.sql import as_create_or_replace
 
-_REPLACE = re.compile(r"^\s*REPLACE\s+TABLE\s+", re.IGNORECASE)
 _FILE_FORMATS = frozenset({"parquet", "csv", "json", "orc", "text", "avro"})
 #: (side, kind) of a sqlglot join -> Connect ``Join.JoinType``.
 _JOIN_TYPES = {
@@ -87,8 +86,7 @@ def parse_query(text: str) -> SqlQuery:
     import sqlglot
     from sqlglot import exp
 
-    # sqlglot reads Spark's ``REPLACE TABLE ... AS`` (an RTAS) only as ``CREATE OR REPLACE``
-    text = _REPLACE.sub("CREATE OR REPLACE TABLE ", text, count=1)
+    text = as_create_or_replace(text)  # an RTAS, as sqlglot reads it
     try:
         tree = sqlglot.parse_one(text, dialect="spark")
     except sqlglot.errors.SqlglotError as exc:
