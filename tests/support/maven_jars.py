@@ -281,18 +281,35 @@ def fetch(name: str) -> Path:
 
 
 def fetch_all(names: list[str]) -> list[Path]:
-    """The verified jars of ``names``, in order; the missing ones resolved by one ``mvn`` run (a
-    throwaway pom listing exactly them, nothing transitive), then verified one by one."""
+    """The verified jars of ``names``, in order; the missing ones resolved by as few ``mvn`` runs as
+    :func:`one_version_each` allows (a throwaway pom listing exactly them, nothing transitive), then
+    verified one by one."""
     artifacts = [PINNED[name] for name in names]
-    missing = [a for a in artifacts if _cached(a) is None]
+    missing = list(dict.fromkeys(a for a in artifacts if _cached(a) is None))
     if missing:
         cache_dir().mkdir(parents=True, exist_ok=True)
+    for batch in one_version_each(missing):
         with tempfile.TemporaryDirectory(dir=cache_dir(), prefix=".fetch-") as staging:
-            _mvn_copy_many(missing, Path(staging))
-            for artifact in missing:
+            _mvn_copy_many(batch, Path(staging))
+            for artifact in batch:
                 _target(artifact).parent.mkdir(parents=True, exist_ok=True)
                 _verify_into_cache(artifact, Path(staging) / "jars" / artifact.file_name)
     return [_target(a) for a in artifacts]
+
+
+def one_version_each(artifacts: list[Artifact]) -> list[list[Artifact]]:
+    """``artifacts`` in batches holding at most one version of each jar: a pom's dependencies keep one
+    version per group, artifact and classifier (Maven's nearest-wins mediation), so one pom listing
+    ``delta-storage`` 3.3.3 and 4.0.1 copies only one of them."""
+    batches: list[list[Artifact]] = []
+    for artifact in artifacts:
+        key = (artifact.group, artifact.artifact, artifact.classifier)
+        batch = next((b for b in batches if all((a.group, a.artifact, a.classifier) != key for a in b)), None)
+        if batch is None:
+            batch = []
+            batches.append(batch)
+        batch.append(artifact)
+    return batches
 
 
 def _pom(artifacts: list[Artifact]) -> str:

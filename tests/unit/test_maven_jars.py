@@ -56,3 +56,17 @@ def test_a_fetched_jar_with_other_bytes_is_refused(tmp_path: Path, monkeypatch: 
     fetched.write_bytes(b"other bytes")
     with pytest.raises(JarUnavailable, match="refusing to use it"):
         maven_jars._verify_into_cache(PINNED["iceberg-rest-core"], fetched)
+
+
+def test_every_pinned_jar_goes_into_a_batch_with_one_version_of_each_jar() -> None:
+    """``--all`` on a fresh machine: one pom with the three Delta lines' ``delta-storage`` copied only
+    one of them, and the verification of the others failed on a missing file."""
+    pinned = list(PINNED.values())
+    batches = maven_jars.one_version_each(pinned)
+    assert sorted(a.coordinates for b in batches for a in b) == sorted(a.coordinates for a in pinned)
+    for batch in batches:
+        keys = [(a.group, a.artifact, a.classifier) for a in batch]
+        assert len(keys) == len(set(keys))
+    storage = [a for a in pinned if a.artifact == "delta-storage"]
+    assert len(storage) == len(maven_jars.DELTA_RELEASES) > 1
+    assert len(batches) == len(storage)
