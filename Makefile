@@ -74,7 +74,7 @@ $(LOWEST_VENV)/.installed: pyproject.toml $(VENV)/.installed
 	$(UV) pip install --quiet --python $(LOWEST_VENV)/bin/python --group dev
 	@touch $@
 
-test-lowest: $(LOWEST_VENV)/.installed services
+test-lowest: $(LOWEST_VENV)/.installed $(SERVICES)
 	$(UV) pip list --python $(LOWEST_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-(openlineage|standard|common-compat) |openlineage-(python|sql) |pyspark )"
 	$(SPEC_ENV) $(LOWEST_VENV)/bin/python -m pytest -p no:cacheprovider --durations=10 $(LOWEST_TESTS)
 
@@ -120,7 +120,7 @@ line_tests = $(LINE_SPARK_TESTS) $(if $(call is_connect_line,$(1)),$(CONNECT_SPA
 	$(UV) pip install --quiet --python .venv-spark-$*/bin/python -e ".[$(call line_extras,$*)]" "pyspark==$*.*" --group dev
 	@touch $@
 
-test-spark-%: .venv-spark-%/.installed services
+test-spark-%: .venv-spark-%/.installed $(SERVICES)
 	@.venv-spark-$*/bin/python -c "import pyspark; print('pyspark', pyspark.__version__)"
 	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 $(call line_tests,$*)
 
@@ -139,7 +139,7 @@ $(LOWEST_SPARK_VENV)/.installed: pyproject.toml $(VENV)/.installed
 	$(UV) pip install --quiet --python $(LOWEST_SPARK_VENV)/bin/python --group dev
 	@touch $@
 
-test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed services
+test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed $(SERVICES)
 	$(UV) pip list --python $(LOWEST_SPARK_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-openlineage |openlineage-python |pyspark )"
 	$(SPEC_ENV) $(LOWEST_SPARK_VENV)/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_SYSTEM_TESTS)
 
@@ -148,7 +148,7 @@ test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed services
 # tests/iceberg runs in a pytest process of its own per line: the jar must be on the classpath when its JVM starts.
 ICEBERG_LINES := 3.5 4.0 4.1
 
-test-iceberg-%: .venv-spark-%/.installed services
+test-iceberg-%: .venv-spark-%/.installed $(SERVICES)
 	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider -rs --durations=5 tests/iceberg
 
 test-iceberg: $(addprefix test-iceberg-,$(ICEBERG_LINES))
@@ -157,7 +157,7 @@ test-iceberg: $(addprefix test-iceberg-,$(ICEBERG_LINES))
 # and verified like the Iceberg runtime; tests/delta runs in a pytest process of its own per line for the same reason.
 DELTA_LINES := 3.5 4.0 4.1
 
-test-delta-%: .venv-spark-%/.installed services
+test-delta-%: .venv-spark-%/.installed $(SERVICES)
 	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 tests/delta
 
 test-delta: $(addprefix test-delta-,$(DELTA_LINES))
@@ -172,7 +172,7 @@ PEER_REPORT_DIR ?= .build/peer
 peer_python = $(if $(filter newest,$(1)),$(PY),.venv-spark-$(1)/bin/python)
 peer_venv = $(if $(filter newest,$(1)),$(VENV)/.installed,.venv-spark-$(1)/.installed)
 
-test-peer-%: setup services
+test-peer-%: setup $(SERVICES)
 	@$(MAKE) --no-print-directory $(call peer_venv,$*)
 	$(SPEC_ENV) $(call peer_python,$*) -m pytest -p no:cacheprovider --durations=3 tests/peer --ignore=tests/peer/lakehouse $(PEER_ARGS)
 
@@ -201,12 +201,18 @@ services:
 demo: setup
 	$(PY) scripts/demo.py
 
-# The main suite and the other environments' suites run TEST_JOBS at a time, the main suite (the longest) first
-# (each pytest process has its own PostgreSQL, Airflow home, Spark and Connect server; their output is printed per
-# suite when it ends). The environments and test-only jars are made first, one at a time, so that no two jobs
-# build the same one.
+# The main suite and the other environments' suites run TEST_JOBS at a time (each pytest process has its own
+# PostgreSQL, Airflow home, Spark and Connect server; their output is printed per suite when it ends). The
+# environments and test-only jars are made first, one at a time, so that no two jobs build the same one.
+# make starts the suites in the order SUITES lists them only when none waits on a target still to run: the
+# suites' `services` prerequisite (a phony target, run again by every make) is emptied in that call
+# (SERVICES=, `test` ran it once), or make starts whichever suite is ready first and the main suite, the
+# longest, could start last with the other job idle at the end. Longest first (times: docs/contributing.md).
 TEST_JOBS ?= 2
-LINE_SUITES := test-peer test-peer-lakehouse test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta
+SERVICES := services
+SUITES := test-main test-lowest test-spark-4.1 test-delta-4.1 test-spark-4.0 test-delta-4.0 test-delta-3.5 \
+	test-lowest-spark test-peer-newest test-peer-3.5 test-peer-lakehouse-4.1 test-peer-lakehouse-3.5 \
+	test-iceberg-4.1 test-iceberg-4.0 test-iceberg-3.5 test-spark-3.5
 
 test-envs: $(LOWEST_VENV)/.installed $(LOWEST_SPARK_VENV)/.installed $(foreach l,$(SPARK_LINES),.venv-spark-$(l)/.installed)
 	$(PY) -m tests.support.maven_jars --all > /dev/null
@@ -218,10 +224,10 @@ docs: setup
 
 test: setup spark-only-env spark-provider-env services docs
 	$(MAKE) test-envs
-	$(MAKE) -j$(TEST_JOBS) --output-sync=target test-main $(LINE_SUITES)
+	$(MAKE) -j$(TEST_JOBS) --output-sync=target SERVICES= $(SUITES)
 
 # The main suite (everything but the other environments' suites), on the default environment.
-test-main: setup spark-only-env spark-provider-env services
+test-main: setup spark-only-env spark-provider-env $(SERVICES)
 	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
 	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --durations=15 --ignore=tests/peer
 
