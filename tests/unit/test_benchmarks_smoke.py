@@ -61,6 +61,8 @@ EXPECTED_FIGURES = {
     "fresh_process_wall_ratio",
     "fresh_process_task_ratio",
     "quality_checks_cpu_ratio",
+    "quality_checks_in_flight_over_second_pass",
+    "quality_checks_metrics_cpu_ratio",
     "quality_checks_wall_ratio",
     "quality_checks_extra_jobs",
 }
@@ -180,3 +182,18 @@ def test_the_probes_count_the_jvm_side_read_a_queued_execution_came_with():
     queued, called = probe.costs()
     assert (queued.round_trips, queued.ms >= 2.5) == (1, True)
     assert (called.round_trips, called.ms < 2.5) == (0, True)
+
+
+def test_quality_checks_figures_compare_the_in_flight_checks_with_a_second_pass() -> None:
+    from benchmarks.quality_checks import CHECKED, METRICS, PLAIN, SECOND_PASS, WriteRun, figures
+
+    def side(cpu: float, jobs: int = 1) -> list[WriteRun]:
+        return [WriteRun(seconds=cpu, cpu_seconds=cpu, jobs=jobs)] * 3
+
+    runs = {PLAIN: side(10.0), METRICS: side(10.3), CHECKED: side(13.0), SECOND_PASS: side(18.0, jobs=2)}
+    by_name = {f.name: f for f in figures(runs, rows=1, checks=10)}
+    assert by_name["quality_checks_in_flight_over_second_pass"].value == pytest.approx(3.0 / 8.0)
+    assert by_name["quality_checks_metrics_cpu_ratio"].value == pytest.approx(1.03)
+    assert by_name["quality_checks_cpu_ratio"].value == pytest.approx(1.3)
+    assert by_name["quality_checks_cpu_ratio"].target is None
+    assert by_name["quality_checks_extra_jobs"].value == 0
