@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.support.orders_events import CLEAN, DAILY, PUBLISHED, orders_events
+from tests.support.orders_events import CLEAN, DAILY, PUBLISHED, RAW, orders_events
 
 from lineage_operators.cli.diff import Change, diff_graphs
 from lineage_operators.cli.main import main
@@ -127,6 +127,82 @@ def test_golden_file_against_its_own_events_binds_placeholders_and_matches(
     )
     assert main(["diff", str(golden), str(changed)]) == 1
     assert "now file:///tmp/run-1/data/marts/daily_v2" in capsys.readouterr().out
+
+
+def _with_dag_run(events: list[dict]) -> list[dict]:
+    """The events with the DAG run's own START and COMPLETE around them, as the provider emits them
+    (a DAG-level job: the ``airflowDagRun`` run facet, ``jobType`` DAG, no datasets)."""
+
+    def dag_event(event_type: str, time: str) -> dict:
+        job_type = {"integration": "AIRFLOW", "jobType": "DAG", "processingType": "BATCH"}
+        return {
+            **{k: v for k, v in events[0].items() if k not in ("inputs", "outputs")},
+            "eventType": event_type,
+            "eventTime": time,
+            "job": {"namespace": "default", "name": "orders", "facets": {"jobType": job_type}},
+            "run": {"runId": "0191f0c4-0000-7000-8000-000000000000", "facets": {"airflowDagRun": {}}},
+        }
+
+    return [
+        dag_event("START", "2026-01-01T00:00:00+00:00"),
+        *events,
+        dag_event("COMPLETE", "2026-01-02T00:00:00+00:00"),
+    ]
+
+
+def _reader_sees_strings(events: list[dict]) -> list[dict]:
+    """ingest writes ``raw`` with a typed ``order_id``; clean reads it back as strings (a CSV file):
+    one dataset, two schemas, as the example file pipeline's events have them."""
+    events = json.loads(json.dumps(events))
+    for event in events:
+        if event["job"]["name"] == "orders.ingest_orders" and event["eventType"] == "COMPLETE":
+            event["outputs"][0]["facets"]["schema"]["fields"][0]["type"] = "integer"
+    return events
+
+
+@pytest.mark.parametrize("full", [False, True], ids=["lineage-only", "full"])
+def test_a_golden_file_diffs_clean_against_the_events_it_was_written_from(
+    write_jsonl, tmp_path: Path, capsys, full: bool
+) -> None:
+    """Both ways round: the DAG-level job, which a golden file of the lineage alone keeps with no facet
+    saying it is a DAG, is not a removed job; a dataset written and read with two schemas is no retyping;
+    a golden file keeps no event times and lists ``.complete`` before ``.start``."""
+    events = _reader_sees_strings(_with_dag_run(orders_events()))
+    actual = write_jsonl(events)
+    golden = tmp_path / "orders.json"
+    write_expected(golden, actual, preserve=False, full=full)
+
+    for sides in ([golden, actual], [actual, golden]):
+        assert main(["diff", *map(str, sides)]) == 0, capsys.readouterr().out
+    assert main(["diff", str(golden), str(golden)]) == 0, capsys.readouterr().out
+
+
+def test_a_schema_is_compared_as_each_job_saw_it() -> None:
+    """A reader's changed view of a dataset is the reader's change, not its writer's too."""
+    before = _reader_sees_strings(orders_events())
+    after = json.loads(json.dumps(before))
+    for event in after:
+        if event["job"]["name"] == "orders.clean_orders":
+            for item in event["inputs"]:
+                item["facets"]["schema"]["fields"][0]["type"] = "long"
+
+    assert {d.job: d.changes for d in diff_graphs(build_graph(before), build_graph(after))} == {
+        "orders.clean_orders": [Change("field_retyped", "input", f"file://{RAW}", "order_id: string -> long")]
+    }
+
+
+def test_a_golden_file_summarises_as_its_events(write_jsonl, tmp_path: Path, capsys) -> None:
+    """The failed run counts: a golden file's events are read START first, its end state last."""
+    actual = write_jsonl(_with_dag_run(orders_events()))
+    golden = tmp_path / "orders.json"
+    write_expected(golden, actual, preserve=False, full=False)
+
+    firsts = []
+    for source in (actual, golden):
+        assert main(["summary", str(source)]) == 0
+        firsts.append(capsys.readouterr().out.splitlines()[0])
+    assert firsts[0] == firsts[1]
+    assert "1 failed run(s)" in firsts[0]
 
 
 def test_the_project_golden_file_reads_as_a_lineage_side(capsys) -> None:

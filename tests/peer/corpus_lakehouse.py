@@ -199,11 +199,11 @@ def _delta_merge_setup(spark: Any, ws: LakeWorkspace) -> None:
 
 @job("delta_merge_sql", setup=_delta_merge_setup)
 def _(spark: Any, ws: LakeWorkspace) -> None:
+    """Issue 49's statement: the target's ids 0-9 match no source row and keep their own ``amount``."""
     spark.sql(
         "MERGE INTO d_merge t USING d_merge_src s ON t.id = s.id "
         "WHEN MATCHED THEN UPDATE SET t.amount = s.amount "
-        "WHEN NOT MATCHED THEN INSERT (id, customer, amount, region) "
-        "VALUES (s.id, s.customer, s.amount, s.region)"
+        "WHEN NOT MATCHED THEN INSERT *"
     )
 
 

@@ -4,7 +4,9 @@ library's own harness and compare with golden files in tests/system/golden/."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import itertools
 import json
 from collections.abc import Callable, Iterator
@@ -15,7 +17,8 @@ from typing import Any
 import pytest
 from tests.support.postgres import postgres  # noqa: F401  (fixture)
 
-from lineage_operators.testing import DagRunResult, assert_events_match_file, validate_events
+from lineage_operators.cli.main import main as cli_main
+from lineage_operators.testing import DagRunResult, assert_events_match_file, validate_events, write_expected
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_DAGS = ROOT / "example_dags"
@@ -97,9 +100,22 @@ def run_example(
 
 
 def assert_matches_golden(result: DagRunResult, name: str, base_dir: Path, **placeholders: Any) -> None:
-    assert_events_match_file(
-        result, GOLDEN / f"{name}.json", placeholders={"base_dir": base_dir, **placeholders}
-    )
+    """The run's events match the example's golden file; and ``lineage-operators diff`` finds nothing
+    between those events and that golden file, nor a golden file of their lineage alone written from
+    them (the harness's default form, without job and run facets), read either way round: a golden
+    file and the run it describes are one lineage (placeholders inferred, as a user's diff does)."""
+    golden = GOLDEN / f"{name}.json"
+    bound = {"base_dir": base_dir, **placeholders}
+    assert_events_match_file(result, golden, placeholders=bound)
+    events = Path(result.events_path)
+    lineage_only = events.with_name(f"golden-{name}.json")
+    write_expected(lineage_only, events, placeholders=bound, preserve=False, full=False)
+    for written in (golden, lineage_only):
+        for sides in ([written, events], [events, written]):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                status = cli_main(["diff", *map(str, sides)])
+            assert status == 0, f"lineage-operators diff {' '.join(map(str, sides))}:\n{out.getvalue()}"
 
 
 def final_event(result: DagRunResult, dag_id: str, task_id: str) -> dict[str, Any]:

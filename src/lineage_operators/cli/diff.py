@@ -106,6 +106,12 @@ def _column_changes(old: JobNode, new: JobNode, rename: dict[DatasetId, DatasetI
     return out
 
 
+def _seen_fields(job: JobNode, attr: str, dataset: DatasetId, graph: LineageGraph) -> dict[str, str | None]:
+    """The schema of ``dataset`` as ``job`` saw it in that role (its reader and its writer may see it
+    differently), else, when the job's events carried none, the dataset's own."""
+    return job.fields.get((attr, dataset), graph.datasets[dataset].fields)
+
+
 def _job_changes(old: JobNode, new: JobNode, before: LineageGraph, after: LineageGraph) -> list[Change]:
     changes: list[Change] = []
     rename: dict[DatasetId, DatasetId] = {}
@@ -123,7 +129,10 @@ def _job_changes(old: JobNode, new: JobNode, before: LineageGraph, after: Lineag
         for ds in sorted(old_set & new_set) + sorted(pairs):
             target = pairs.get(ds, ds)
             changes += _field_changes(
-                role, dataset_label(target), before.datasets[ds].fields, after.datasets[target].fields
+                role,
+                dataset_label(target),
+                _seen_fields(old, attr, ds, before),
+                _seen_fields(new, attr, target, after),
             )
             if role == "output" and old.lifecycle.get(ds) != new.lifecycle.get(target):
                 states = f"{old.lifecycle.get(ds) or 'none'} -> {new.lifecycle.get(target) or 'none'}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import timezone
 from typing import Any
 
 from lineage_operators.cli.reading import GOLDEN_PRODUCER, Skips
@@ -100,6 +101,9 @@ class JobNode:
     older_failed: int = 0
     column_edges: set[ColumnEdge] = field(default_factory=set)
     lifecycle: dict[DatasetId, str] = field(default_factory=dict)
+    fields: dict[tuple[str, DatasetId], dict[str, str | None]] = field(default_factory=dict)
+    """(``inputs``/``outputs``, dataset) -> the schema this job's latest event carrying one gave it:
+    a writer and a reader can see one dataset differently (a CSV written typed, read as strings)."""
 
     @property
     def run_count(self) -> int:
@@ -246,11 +250,7 @@ def _event_time(event: Mapping[str, Any]) -> float:
     parsed = parse_iso_datetime(raw) if isinstance(raw, str) else None
     if parsed is None:
         return float("-inf")
-    if parsed.tzinfo is None:
-        import datetime as _dt
-
-        parsed = parsed.replace(tzinfo=_dt.timezone.utc)
-    return parsed.timestamp()
+    return (parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def _bounded(facets: Mapping[str, Any]) -> dict[str, Any]:
@@ -270,6 +270,7 @@ class GraphBuilder:
         # the facets last turned into fields/edges: a file of many runs repeats them, skip the work
         self._seen_lineage: dict[tuple[str, DatasetId], Any] = {}
         self._seen_schema: dict[DatasetId, Any] = {}
+        self._job_schema_times: dict[tuple[str, str, DatasetId], float] = {}
 
     def add(self, event: Mapping[str, Any], where: str = "") -> None:
         skips = self.graph.skips
@@ -333,6 +334,7 @@ class GraphBuilder:
                 touched = True
                 info.datasets.add(dataset.id)
                 (node.inputs if role == "inputs" else node.outputs).add(dataset.id)
+                self._add_job_fields(node, role, dataset.id, _mapping(item.get("facets")), time)
                 if role == "outputs":
                     self._add_output(node, dataset.id, _mapping(item.get("facets")))
         if not touched:
@@ -346,6 +348,15 @@ class GraphBuilder:
         lifecycle = _mapping(facets.get("lifecycleStateChange")).get("lifecycleStateChange")
         if isinstance(lifecycle, str):
             job.lifecycle[dataset] = lifecycle
+
+    def _add_job_fields(
+        self, job: JobNode, role: str, dataset: DatasetId, facets: Mapping[str, Any], time: float
+    ) -> None:
+        key = (job.name, role, dataset)
+        fields = schema_fields(facets) if time >= self._job_schema_times.get(key, float("-inf")) else None
+        if fields:
+            self._job_schema_times[key] = time
+            job.fields[(role, dataset)] = fields
 
     def _add_dataset(self, item: Mapping[str, Any], role: str, job: str, time: float) -> DatasetNode | None:
         namespace, name = item.get("namespace"), item.get("name")

@@ -20,8 +20,13 @@ from lineage_operators.testing.events import event_files, stream_event_file
 __all__ = ["GOLDEN_PRODUCER", "Skips", "SourceError", "golden_events", "is_golden_file", "read_sources"]
 
 GOLDEN_PRODUCER = "lineage-operators golden file"
-_GOLDEN_KEY = re.compile(r"^.+\.(event\.[a-z_]+|job_event|dataset_event)$")
+_KEY_SUFFIX = re.compile(r"\.(event\.[a-z_]+|job_event|dataset_event)$")
+_GOLDEN_KEY = re.compile(r"^.+" + _KEY_SUFFIX.pattern)
+_DAG_JOB_TYPE = {"integration": "AIRFLOW", "jobType": "DAG", "processingType": "BATCH"}
 _GOLDEN_MAX_BYTES = 32 * 1024 * 1024
+#: A golden file keeps no event times and lists its keys sorted (``.event.complete`` before
+#: ``.event.start``): its events are read in the order a run emits them, so the latest is the last.
+_LIFECYCLE_ORDER = {"START": 0, "RUNNING": 1}
 
 
 class SourceError(Exception):
@@ -105,9 +110,27 @@ def _load_golden(path: Path) -> Any:
     return json.loads(text)
 
 
+def _key_type(key: object) -> str:
+    return str(key).rsplit(".", 1)[-1].upper()
+
+
+def _dag_jobs(doc: Mapping[Any, Any]) -> set[str]:
+    """The DAG-level jobs of a golden file. One of the lineage alone keeps no facet saying so
+    (``jobType``, ``airflowDagRun``), but Airflow names a task's job ``<dag_id>.<task_id>``: a job
+    with no dataset of its own whose name, and a dot, begins other jobs' names is their DAG."""
+    touched: dict[str, bool] = {}
+    for key, raw in doc.items():
+        name = _KEY_SUFFIX.sub("", str(key))
+        items = raw if isinstance(raw, list) else [raw]
+        datasets = any(isinstance(i, Mapping) and (i.get("inputs") or i.get("outputs")) for i in items)
+        touched[name] = touched.get(name, False) or datasets
+    return {n for n, t in touched.items() if not t and any(m.startswith(n + ".") for m in touched)}
+
+
 def golden_events(path: Path, skips: Skips) -> Iterator[dict[str, Any]]:
     """The partial events of a golden file as plain events: the job name comes from the event or
-    its key, ``${name}`` placeholders stay in (see :mod:`lineage_operators.cli.placeholders`)."""
+    its key, ``${name}`` placeholders stay in (see :mod:`lineage_operators.cli.placeholders`); a
+    job's START first and its end last, as a run emits them; a DAG-level job says it is one."""
     try:
         doc = _load_golden(path)
     except (ValueError, ImportError) as exc:
@@ -116,9 +139,10 @@ def golden_events(path: Path, skips: Skips) -> Iterator[dict[str, Any]]:
     if not isinstance(doc, Mapping):
         skips.add("golden file is not a mapping of event keys", str(path))
         return
-    for key, raw in doc.items():
-        job_name = re.sub(r"\.(event\.[a-z_]+|job_event|dataset_event)$", "", str(key))
-        event_type = str(key).rsplit(".", 1)[-1].upper()
+    dags = _dag_jobs(doc)
+    for key, raw in sorted(doc.items(), key=lambda item: _LIFECYCLE_ORDER.get(_key_type(item[0]), 2)):
+        job_name = _KEY_SUFFIX.sub("", str(key))
+        event_type = _key_type(key)
         for index, item in enumerate(raw if isinstance(raw, list) else [raw]):
             event = _plain(item)
             if not isinstance(event, dict):
@@ -129,6 +153,9 @@ def golden_events(path: Path, skips: Skips) -> Iterator[dict[str, Any]]:
                 job["name"] = job_name
             if not isinstance(job.get("namespace"), str):
                 job["namespace"] = "golden"
+            facets: dict[str, Any] = job["facets"] if isinstance(job.get("facets"), dict) else {}
+            if job_name in dags and not isinstance(facets.get("jobType"), Mapping):
+                job["facets"] = {**facets, "jobType": dict(_DAG_JOB_TYPE)}
             event["job"] = job
             run: dict[str, Any] = dict(event["run"]) if isinstance(event.get("run"), dict) else {}
             event["run"] = {**run, "runId": f"golden:{job_name}:{index}"}

@@ -17,6 +17,8 @@ from tests.peer.runner import Outcome
 
 #: The first test runs the whole corpus (its fixture): Delta's first writes are slow on a loaded machine.
 pytestmark = pytest.mark.timeout(1800)
+#: The corpus's Delta MERGE jobs (SQL, Delta's own API): their reviewed column-lineage difference, exactly.
+DELTA_MERGES = ("delta_merge_sql", "delta_table_merge_api")
 
 
 @pytest.mark.parametrize("name", [job.name for job in LAKE_JOBS])
@@ -55,3 +57,33 @@ def test_every_accepted_lakehouse_difference_is_still_seen(
         if entry not in used and not entry.sometimes and (not entry.lines or line in entry.lines)
     ]
     assert not stale, f"entries of known_differences_lakehouse.toml that explain nothing on {line}: {stale}"
+
+
+def _inputs(facet: dict[str, Any], column: str | None) -> set[tuple[str, str, tuple[Any, ...]]]:
+    entries = facet.get("dataset", []) if column is None else facet["fields"].get(column, [])
+    return {(e["dataset"], e["field"], tuple(map(tuple, e["transformations"]))) for e in entries}
+
+
+@pytest.mark.parametrize("name", DELTA_MERGES)
+def test_a_delta_merge_adds_to_the_jars_column_lineage_only_the_rows_no_clause_touches(
+    name: str, corpus_outcomes: dict[str, Outcome], peer_session: Any
+) -> None:
+    """Issue 49, reviewed (docs/comparison.md): the jar takes a Delta MERGE's column lineage from its WHEN
+    clauses' actions alone; the target rows no clause matches are written back as they were, so ours also
+    gives every column its own target column (IDENTITY), and the merge condition as dataset-wide JOIN. Both
+    sides agree on everything else, which the columnLineage entry of the reviewed list cannot say alone."""
+    if (name, spark_line(peer_session[0].version)) in BROKEN:
+        pytest.skip(f"{name} cannot run on this line (BROKEN)")
+    outcome = corpus_outcomes[name]
+    (key,) = [k for k in outcome.ours if k.startswith("output ")]
+    target = key.removeprefix("output ")
+    (source,) = {k.removeprefix("input ") for k in outcome.ours if k.startswith("input ")} - {target}
+    ours, jar = outcome.ours[key]["columnLineage"], outcome.jar[key]["columnLineage"]
+    identity = (("DIRECT", "IDENTITY", False),)
+    assert set(ours["fields"]) == set(jar["fields"])
+    for column in ours["fields"]:
+        assert _inputs(ours, column) == _inputs(jar, column) | {(target, column, identity)}, column
+    assert _inputs(ours, None) == {
+        (table, "id", (("INDIRECT", "JOIN", False),)) for table in (target, source)
+    }
+    assert not _inputs(jar, None)
