@@ -1,7 +1,8 @@
 """Structured Streaming under capture: a stream runs its micro-batches (and hands ``foreachBatch``
 its DataFrames) on a clone of the session that started it, so the execution queue takes the
 session's clones too (``ExecutionReader.Pending.ours``). Without that, a task whose work is a
-stream reported no input and no output at all."""
+stream reported no input and no output at all. A file sink's micro-batch (root
+``WriteToMicroBatchDataSourceV1``) reports the path it writes, or the table over it."""
 
 from __future__ import annotations
 
@@ -57,6 +58,17 @@ def _read_file(result: Any, folder: Path) -> None:
     assert schema(read) == [("id", "integer"), ("name", "string")]
 
 
+def _written_by_the_stream(result: Any, written: Any, folder: Path) -> None:
+    """A file sink's output: the stream's schema, each column from the file's column of that name."""
+    assert schema(written) == [("id", "integer"), ("name", "string")]
+    fields = written.facets["columnLineage"].fields
+    sources = {
+        column: {(i.namespace, i.name, i.field) for i in f.inputFields} for column, f in fields.items()
+    }
+    read = ("file", str(folder / "part.csv"))
+    assert sources == {"id": {(*read, "id")}, "name": {(*read, "name")}}
+
+
 def test_available_now_to_console_reports_the_file_read(spark: Any, source: Path, tmp_path: Path) -> None:
     def task() -> None:
         query = (
@@ -97,6 +109,8 @@ def test_foreach_batch_writes_are_ordinary_writes(spark: Any, source: Path, tmp_
         spark.sql("DROP TABLE IF EXISTS stream_sink")
     outputs = names(result.outputs)
     assert ("file", str(out)) in outputs
+    # the table, and nothing for the foreachBatch sink itself (its micro-batch writes nothing)
+    assert len(outputs) == 2, outputs
     assert any(name.endswith("stream_sink") for _, name in outputs), outputs
     assert result.inputs, "the batch DataFrame's source is an input"
 
@@ -104,7 +118,8 @@ def test_foreach_batch_writes_are_ordinary_writes(spark: Any, source: Path, tmp_
 def test_processing_time_query_stopped_by_the_task(
     spark: Any, source: Path, tmp_path: Path, stop_streams: None
 ) -> None:
-    """A file sink's micro-batch runs unnamed, with nothing named inside: its read is reported."""
+    """A file sink's micro-batches (``option("path", ...)``): their read and the path they write, as a
+    batch write names it (``file`` + the path), with the stream's schema and column lineage."""
     out = tmp_path / "out"
 
     def task() -> None:
@@ -121,6 +136,41 @@ def test_processing_time_query_stopped_by_the_task(
 
     _, result = run_captured(spark, task)
     _read_file(result, source)
+    _written_by_the_stream(result, get(result.outputs, out), source)
+
+
+def test_file_sinks_started_on_a_path_and_into_a_table(
+    spark: Any, source: Path, tmp_path: Path, stop_streams: None
+) -> None:
+    """``start(path)`` names the path; ``toTable`` the table's location with its ``TABLE`` symlink, as
+    openlineage-spark names a ``toTable`` file sink (and as a batch write to that table)."""
+    out = tmp_path / "started"
+    spark.sql("DROP TABLE IF EXISTS stream_files")
+
+    def task() -> None:
+        for name, writer in (
+            ("path", lambda w: w.format("json").start(str(out))),
+            ("table", lambda w: w.format("parquet").toTable("stream_files")),
+        ):
+            query = writer(
+                _reader(spark, source)
+                .writeStream.trigger(availableNow=True)
+                .option("checkpointLocation", str(tmp_path / f"checkpoint_{name}"))
+            )
+            query.awaitTermination()
+
+    try:
+        _, result = run_captured(spark, task)
+        location = spark.sql("DESCRIBE TABLE EXTENDED stream_files").where("col_name = 'Location'").first()
+    finally:
+        spark.sql("DROP TABLE IF EXISTS stream_files")
+    _written_by_the_stream(result, get(result.outputs, out), source)
+    table = get(result.outputs, location.data_type.removeprefix("file:"))
+    assert [(i.name, i.type) for i in table.facets["symlinks"].identifiers] == [
+        ("default.stream_files", "TABLE")
+    ]
+    assert table.facets["storage"].fileFormat == "parquet"
+    _written_by_the_stream(result, table, source)
 
 
 def test_query_still_running_when_the_task_ends(

@@ -128,6 +128,43 @@ def test_v2_writes_are_checked(spark: Any, orders: Any) -> None:
             spark.sql(f"DROP TABLE IF EXISTS {table}")
 
 
+def _broken(frame: Any, column: str) -> Any:
+    """``frame`` whose job fails on its row with id 7 (the write starts, then raises)."""
+    return frame.selectExpr("id", f"IF(id = 7, raise_error('broken row'), {column}) AS {column}")
+
+
+def _skipped(run: Any) -> list[tuple[str, bool, dict[str, Any], list[tuple[str, str]]]]:
+    return [
+        (w.target, w.finished, w.observed, [(v.check.name, v.status) for v in w.verdicts]) for w in run.writes
+    ]
+
+
+def test_a_write_that_fails_mid_job_records_its_checks_as_skipped(
+    spark: Any, orders: Any, tmp_path: Path
+) -> None:
+    """A checked write that raises (``df.write`` and ``df.writeTo``): its error reaches the task as is,
+    and its checks are remembered as ``skip``, with no value read (the task's FAIL event lists them)."""
+    target = tmp_path / "broken"
+    spark.sql("DROP TABLE IF EXISTS quality_broken_v2")
+    spec = DataQuality(
+        {str(target): [not_null("amount"), row_count(min=1)], "quality_broken_v2": [row_count(min=1)]}
+    )
+    try:
+        with checking(spec) as run:
+            with pytest.raises(Exception, match="broken row"):
+                _broken(orders, "amount").write.mode("overwrite").parquet(str(target))
+            with pytest.raises(Exception, match="broken row"):
+                _broken(orders, "amount").writeTo("quality_broken_v2").using("parquet").create()
+    finally:
+        spark.sql("DROP TABLE IF EXISTS quality_broken_v2")
+    assert run is not None
+    assert _skipped(run) == [
+        (str(target), False, {}, [("not_null_amount", "skip"), ("row_count", "skip")]),
+        ("quality_broken_v2", False, {}, [("row_count", "skip")]),
+    ]
+    assert run.failed == []
+
+
 def test_unchecked_writes_and_writes_after_the_task_run_untouched(
     spark: Any, orders: Any, tmp_path: Path
 ) -> None:
@@ -169,6 +206,26 @@ def test_v2_writes_are_checked_over_spark_connect(connect_spark: Any) -> None:
         assert connect_spark.table("quality_connect_v2").count() == 50
     finally:
         connect_spark.sql("DROP TABLE IF EXISTS quality_connect_v2")
+
+
+def test_a_write_that_fails_mid_job_over_spark_connect(connect_spark: Any, tmp_path: Path) -> None:
+    frame = _broken(connect_spark.range(0, 20).selectExpr("id", "id AS v"), "v")
+    target = tmp_path / "connect_broken"
+    connect_spark.sql("DROP TABLE IF EXISTS quality_connect_broken")
+    spec = DataQuality({str(target): [not_null("v")], "quality_connect_broken": [row_count(min=1)]})
+    try:
+        with checking(spec) as run:
+            with pytest.raises(Exception, match="broken row"):
+                frame.write.format("parquet").save(str(target))
+            with pytest.raises(Exception, match="broken row"):
+                frame.writeTo("quality_connect_broken").using("parquet").create()
+    finally:
+        connect_spark.sql("DROP TABLE IF EXISTS quality_connect_broken")
+    assert run is not None
+    assert _skipped(run) == [
+        (str(target), False, {}, [("not_null_v", "skip")]),
+        ("quality_connect_broken", False, {}, [("row_count", "skip")]),
+    ]
 
 
 def test_the_tasks_own_observations_become_the_outputs_metrics(

@@ -1,6 +1,7 @@
 """Data quality end to end (real Airflow, provider, listener and Spark): the example DAG against its
-golden events, each check's verdict and the written dataset's metrics computed independently, and a
-failed check failing its task only when asked, with what the task wrote in its FAIL event."""
+golden events, each check's verdict and the written dataset's metrics computed independently, a
+failed check failing its task only when asked, with what the task wrote in its FAIL event, and a
+checked write failing mid-job, whose FAIL event lists its checks as skipped."""
 
 from __future__ import annotations
 
@@ -53,10 +54,12 @@ def test_example_dag_reports_checks_and_metrics(run_example, base_dir: Path) -> 
     }
 
 
-def test_a_failed_check_fails_its_task_only_when_asked(run_dag, base_dir: Path) -> None:
+def test_failed_checks_fail_their_task_only_when_asked_and_unfinished_writes_skip_them(
+    run_dag, base_dir: Path
+) -> None:
     result = run_dag(load_dag_file(FAIL_DAG))
     validate_events(result)
-    assert result.task_states == {"strict": "failed", "lenient": "success"}
+    assert result.task_states == {"strict": "failed", "unfinished": "failed", "lenient": "success"}
     strict = final_event(result, "data_quality_fail", "strict")
     assert strict["eventType"] == "FAIL"
     message = strict["run"]["facets"]["errorMessage"]["message"]
@@ -70,3 +73,12 @@ def test_a_failed_check_fails_its_task_only_when_asked(run_dag, base_dir: Path) 
     assert written["facets"]["dataQualityMetrics"]["columnMetrics"]["customer"]["nullCount"] == 2
     lenient = final_event(result, "data_quality_fail", "lenient")
     assert _tests(lenient) == {"not_null_customer": ("fail", "warn", "2")}
+    unfinished = final_event(result, "data_quality_fail", "unfinished")  # the write raised mid-job
+    assert unfinished["eventType"] == "FAIL"
+    assert "broken row" in unfinished["run"]["facets"]["errorMessage"]["message"]
+    assert _tests(unfinished) == {
+        "not_null_customer": ("skip", "warn", None),
+        "row_count": ("skip", "warn", None),
+    }
+    attempted = _output(unfinished, base_dir / "unfinished")  # reported, with no metrics of a partial job
+    assert "dataQualityMetrics" not in attempted["facets"]

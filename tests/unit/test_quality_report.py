@@ -56,6 +56,27 @@ def test_a_write_the_capture_did_not_report_is_added_under_its_path() -> None:
     assert [(d.namespace, d.name) for d in recorder.outputs] == [("file", "/data/new")]
 
 
+def test_a_write_that_did_not_finish_lists_its_checks_as_skipped() -> None:
+    """On its captured output (no metrics facet added) and, where the capture has none, by its path
+    alone: a write that raised adds no output of its own."""
+    recorder = LineageRecorder("dag.task")
+    recorder.add_output(LineageDataset("file", "/data/orders", {"schema": "captured"}))
+    checks = (not_null("id"), row_count(min=2))
+    run = QualityRun(DataQuality({"/data/orders": checks, "/data/other": checks}, on_failure="fail"))
+    for target in ("/data/orders", "/data/other"):
+        run.writes.append(CheckedWrite(target, target, {}, [c.evaluate({}) for c in checks], finished=False))
+    record_quality(recorder, run)
+    assert [(d.name, sorted(d.facets)) for d in recorder.outputs] == [("/data/orders", ["schema"])]
+    tests = recorder.run_facets["test"].tests
+    assert [(t.name, t.status, t.actual, t.params["datasetName"]) for t in tests] == [
+        ("not_null_id", "skip", None, "/data/orders"),
+        ("row_count", "skip", None, "/data/orders"),
+        ("not_null_id", "skip", None, "/data/other"),
+        ("row_count", "skip", None, "/data/other"),
+    ]
+    raise_if_failed(run)  # a skipped check fails nothing: the write's own error fails the task
+
+
 def test_only_on_failure_fail_fails_the_task_and_the_error_lists_the_checks() -> None:
     raise_if_failed(_run("report", "/d", {"rowCount": 1, "id.count": 0}))
     raise_if_failed(_run("fail", "/d", {"rowCount": 4, "id.count": 4}))

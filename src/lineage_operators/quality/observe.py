@@ -13,8 +13,11 @@ DataFrame to observe: ``spark.sql("INSERT ...")`` is not checked.
 
 A classic session hands an observation its values through the listener bus: they are read once
 the bus has delivered the write's end (bounded by the capture timeout), never by a blocking call;
-values that did not arrive make the checks ``skip``, with one warning. Lineage code: nothing here
-raises into the task, apart from the user's own write errors, which pass through unchanged.
+values that did not arrive make the checks ``skip``, with one warning. A checked write that raises
+(a job failing mid-way, a target Spark refuses) is recorded too, every check ``skip`` and no value
+read: what a failed job observed is only part of the rows, and the task's FAIL event must still say
+which checks did not run. Lineage code: nothing here raises into the task, apart from the user's own
+write errors, which pass through unchanged.
 """
 
 from __future__ import annotations
@@ -60,12 +63,14 @@ _active: QualityRun | None = None
 
 @dataclass
 class CheckedWrite:
-    """One write the checks observed: its target as the checks name it, the values, the verdicts."""
+    """One write the checks observed: its target as the checks name it, the values, the verdicts;
+    ``finished`` False when the write raised (no values, every verdict ``skip``)."""
 
     dataset: str
     target: str
     observed: dict[str, Any]
     verdicts: list[Verdict]
+    finished: bool = True
 
 
 @dataclass
@@ -221,9 +226,7 @@ def _observing(original: Callable[..., Any], method: str) -> Callable[..., Any]:
         if plan is None:
             return original(self, *args, **kwargs)
         writer, finish = plan
-        result = original(writer, *args, **kwargs)
-        finish()
-        return result
+        return _judged(lambda: original(writer, *args, **kwargs), finish)
 
     write.__wrapped__ = original  # type: ignore[attr-defined]
     return write
@@ -255,27 +258,43 @@ def _observing_v2(original: Callable[..., Any]) -> Callable[..., Any]:
 
 def _finishing(original: Callable[..., Any]) -> Callable[..., Any]:
     def write(self: Any, *args: Any, **kwargs: Any) -> Any:
-        result = original(self, *args, **kwargs)
-        finish = self.__dict__.pop(_FINISH, None)
-        if finish is not None:
-            finish()
-        return result
+        finish = self.__dict__.pop(_FINISH, None)  # one write per observation: a retry runs unchecked
+        if finish is None:
+            return original(self, *args, **kwargs)
+        return _judged(lambda: original(self, *args, **kwargs), finish)
 
     write.__wrapped__ = original  # type: ignore[attr-defined]
     return write
 
 
+def _judged(write: Callable[[], Any], finish: Callable[[bool], None]) -> Any:
+    """Run a checked write, then ``finish`` it: with its values once it returned, as not finished
+    when it raised (any exception, ``KeyboardInterrupt`` included), whose error then goes on as is."""
+    try:
+        result = write()
+    except BaseException:
+        finish(False)
+        raise
+    finish(True)
+    return result
+
+
 def _finisher(
     run: QualityRun, dataset: str, target: str, checks: tuple[Check, ...], *, observation: Any, session: Any
-) -> Callable[[], None]:
-    """What a checked write does once it ran: read the observed values, judge, remember."""
+) -> Callable[[bool], None]:
+    """What a checked write does once it ran: read the observed values, judge, remember. A write
+    that did not finish reads nothing (a failed job's values, if any, describe part of the rows):
+    its checks are remembered as ``skip``."""
 
-    def finish() -> None:
+    def finish(finished: bool) -> None:
         try:
-            values = _observed_values(observation, session, run.wait_s)
+            values = _observed_values(observation, session, run.wait_s) if finished else {}
             verdicts = [check.evaluate(values) for check in checks]
-            run.writes.append(CheckedWrite(dataset, target, values, verdicts))
-            _log_verdicts(dataset, verdicts)
+            run.writes.append(CheckedWrite(dataset, target, values, verdicts, finished))
+            if finished:
+                _log_verdicts(dataset, verdicts)
+            else:
+                log.warning("data quality: the write of %s did not finish; its checks are skipped", dataset)
         except Exception as error:
             log.warning("data quality: the checks of %s could not be read (%s)", dataset, error)
 
@@ -284,7 +303,7 @@ def _finisher(
 
 def _plan_observed_write(
     run: QualityRun, writer: Any, method: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]
-) -> tuple[Any, Callable[[], None]] | None:
+) -> tuple[Any, Callable[[bool], None]] | None:
     """(the writer of the observed DataFrame, what to do after its write), or None to write as is."""
     try:
         target = _target(method, writer, args, kwargs)

@@ -3,7 +3,8 @@
 The checked dataset is found among the task's recorded outputs: a path by the name the capture
 gives it, a table by its ``symlinks`` (``db.orders``) or by its own name. It gets the
 ``dataQualityMetrics`` facet; the run gets the ``test`` facet listing every check with its status.
-A written dataset the capture did not report (capture off, say) is added under its path.
+A written dataset the capture did not report (capture off, say) is added under its path; a write
+that did not finish is not (its checks, all ``skip``, still name it).
 """
 
 from __future__ import annotations
@@ -57,14 +58,16 @@ def _add_output_facets(recorder: Any, write: CheckedWrite, facets: dict[str, Any
     kind = "table" if "/" not in write.target and ":" not in write.target else "path"
     for dataset in recorder.outputs:
         if _is_written(dataset, kind, write.target):
-            recorder.add_output(LineageDataset(dataset.namespace, dataset.name, facets))
+            if facets:
+                recorder.add_output(LineageDataset(dataset.namespace, dataset.name, facets))
             return dataset.namespace, dataset.name
     if kind == "table":  # not captured (capture off): no location to name it by
         return "", write.target
     from lineage_operators.naming import parse_dataset
 
     named = parse_dataset(normalized_path(write.target))
-    recorder.add_output(LineageDataset(named.namespace, named.name, facets))
+    if write.finished:  # one that raised may have written nothing: named by its checks only
+        recorder.add_output(LineageDataset(named.namespace, named.name, facets))
     return named.namespace, named.name
 
 

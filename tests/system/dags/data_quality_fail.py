@@ -1,6 +1,7 @@
 """Data-quality checks that fail: ``strict`` (``on_failure="fail"``) must fail its task after the
 write, ``lenient`` (``@task.lineage_pyspark``, the default ``report``) must succeed; both report
-the checks in their lineage."""
+the checks in their lineage. ``unfinished``'s checked write fails mid-job: its FAIL event lists the
+checks as skipped."""
 
 from __future__ import annotations
 
@@ -18,6 +19,12 @@ ROWS = [(1, "alice"), (2, None), (3, None)]
 
 def write_customers(spark, path: str) -> None:
     spark.createDataFrame(ROWS, "id INT, customer STRING").write.mode("overwrite").parquet(path)
+
+
+def write_until_a_broken_row(spark, path: str) -> None:
+    rows = spark.createDataFrame(ROWS, "id INT, customer STRING")
+    broken = rows.selectExpr("id", "IF(id = 3, raise_error('broken row'), customer) AS customer")
+    broken.write.mode("overwrite").parquet(path)
 
 
 with DAG(
@@ -40,3 +47,10 @@ with DAG(
         write_customers(spark, f"{BASE_DIR}/lenient")
 
     lenient()
+
+    LineageAwarePySparkOperator(
+        task_id="unfinished",
+        python_callable=write_until_a_broken_row,
+        op_kwargs={"path": f"{BASE_DIR}/unfinished"},
+        data_quality={f"{BASE_DIR}/unfinished": [not_null("customer"), row_count(min=1)]},
+    )

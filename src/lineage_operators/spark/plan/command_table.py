@@ -59,10 +59,11 @@ class FieldReaders:
             t.when(c.REGISTER, t.step(c.REGISTER, "shortName"), t.step("java.lang.Object", "toString")),
         )
 
-    def option(self, cls: str, key: str) -> Any:
+    def option(self, cls: str, key: str, getter: str = "options") -> Any:
+        """The value of ``key`` in the command's options map (its ``getter``), or ""."""
         t = self.t
         get = (t.line.collection_class("map"), "get", ("java.lang.Object", key))
-        return t.opt(t.chain((cls, "options"), get))
+        return t.opt(t.chain((cls, getter), get))
 
     def resolved(self, cls: str, getter: str) -> list[Any]:
         """A ``ResolvedIdentifier`` field: catalog, namespace and name."""
@@ -171,6 +172,33 @@ def _insert_directory(reader: CommandOutputs, call: Call) -> list[RelationFacts]
             file_format=call.f(1) if data_source else None,
         )
     ]
+
+
+def _stream_file_sink(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
+    """A micro-batch of a stream writing files: the sink's path, or the table over it (``toTable``;
+    the catalog's location, as openlineage-spark's ``WriteToMicroBatchDataSourceV1DatasetBuilder``).
+    Other V1 sinks write nothing of their own (``foreachBatch``: its batch's writes are executions)."""
+    sink_class, path, sink_text, catalog_table, schema = (call.f(i) for i in range(5))
+    if (sink_class or "").rsplit(".", 1)[-1] != c.FILE_STREAM_SINK:
+        return []
+    table, location, provider, _ = _parse_ct(catalog_table)
+    location = location or path or _file_sink_path(sink_text)
+    if not location:
+        return []
+    # a table's provider is its file format (the sink's own format is private to it)
+    return [
+        RelationFacts(
+            location=location, table=table, schema_text=schema, provider=provider, file_format=provider
+        )
+    ]
+
+
+def _file_sink_path(text: str | None) -> str | None:
+    """The path in a file sink's ``toString`` (``FileSink[/data/out]`` on every line), for an option
+    spelled other than ``path``."""
+    if text and text.startswith("FileSink[") and text.endswith("]"):
+        return text[len("FileSink[") : -1] or None
+    return None
 
 
 def _insert_hive(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
@@ -349,6 +377,22 @@ COMMANDS: tuple[Command, ...] = (
             r.t.step(c.INSERT_DS_DIR, "provider"),
             r.t.step(c.INSERT_DS_DIR, "overwrite"),
             r.schema(c.INSERT_DS_DIR),
+        ],
+    ),
+    Command(
+        c.STREAM_WRITE_V1,
+        "a stream's micro-batch into a file sink (`writeStream...start(path)`, `toTable`): the path "
+        "written, or the table over it; its query's schema (no statistics: the sink's write metrics are "
+        "not in the plan; `foreachBatch` and other sinks: nothing, their batch's own writes are reported)",
+        _stream_file_sink,
+        lambda r: [
+            r.t.chain(
+                (c.STREAM_WRITE_V1, "sink"), ("java.lang.Object", "getClass"), ("java.lang.Class", "getName")
+            ),
+            r.option(c.STREAM_WRITE_V1, "path", getter="writeOptions"),
+            r.t.chain((c.STREAM_WRITE_V1, "sink"), ("java.lang.Object", "toString")),
+            r.t.option_map(r.t.step(c.STREAM_WRITE_V1, "catalogTable"), r.ct),
+            r.schema(c.STREAM_WRITE_V1),
         ],
     ),
     Command(

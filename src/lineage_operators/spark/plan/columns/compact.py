@@ -66,6 +66,8 @@ QUERY_COMMANDS: tuple[tuple[str, bool], ...] = (
     (f"{_DS}.SaveIntoDataSourceCommand", False),
     (f"{_DS}.InsertIntoDataSourceCommand", False),
     (f"{_CMD}.InsertIntoDataSourceDirCommand", False),
+    # a stream's micro-batch into a V1 sink (files; other sinks report no output to map it to)
+    ("org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSourceV1", False),
 )
 
 #: Without the compact writer, plans reading more leaf columns than this get no column lineage (one
