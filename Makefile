@@ -84,8 +84,8 @@ test-lowest: $(LOWEST_VENV)/.installed $(SERVICES)
 # none, so Connect is 4.x only and the 3.5 environment has no Connect client. Every line runs LINE_TESTS: the
 # Spark tests of the JVM-facing capture code (plan reading, commands, catalog tables, JDBC and RDD jobs,
 # statistics, attribution, threads, the compiled Java classes, the execution queue and its per-line settling,
-# column lineage of writes), the example DAGs' golden files and mixed tasks in one process
-# (tests/system/test_one_process.py). The Connect lines add the Connect tests (CONNECT_SPARK_TESTS and
+# column lineage of writes and the optimizer's entries in it), the example DAGs' golden files and mixed tasks
+# in one process (tests/system/test_one_process.py). The Connect lines add the Connect tests (CONNECT_SPARK_TESTS and
 # CONNECT_SYSTEM_TESTS; Spark tests before system tests, as the shared session must be the process's
 # first): the client internals the interceptor uses, the classic/Connect parity of datasets and of
 # DataFrame column lineage (the Relation protobufs the client sends), and the operator and an unmodified task
@@ -99,7 +99,8 @@ CONNECT_LINES := 4.0 4.1
 LINE_SPARK_TESTS ?= tests/spark/test_capture_files.py tests/spark/test_capture_lifecycle.py \
 	tests/spark/test_capture_tables.py tests/spark/test_column_lineage_writes.py \
 	tests/spark/test_jdbc_statistics.py tests/spark/test_rdd_reader.py tests/spark/test_capture_threads.py \
-	tests/spark/test_column_lineage_compact_plans.py tests/spark/test_attribution_records.py \
+	tests/spark/test_column_lineage_compact_plans.py tests/spark/test_column_lineage_inferred.py \
+	tests/spark/test_attribution_records.py \
 	tests/spark/test_plan_batch_parity.py tests/spark/test_execution_queue.py tests/spark/test_capture_streaming.py \
 	tests/spark/test_quality_observe.py
 LINE_SYSTEM_TESTS ?= tests/system/test_example_dags.py tests/system/test_one_process.py tests/system/test_data_quality.py

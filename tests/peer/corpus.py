@@ -734,6 +734,80 @@ def _(spark: Any, ws: Workspace) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# dataset-wide entries only Spark's optimizer puts in a plan: a filter under a generator of a
+# column (explode_array above), none under one of an expression; IS NOT NULL on inner-join keys and
+# DISTINCT's GROUP BY where the jar reads the optimized plan (a file write), none in a CTAS
+# ---------------------------------------------------------------------------------------------
+
+_JOIN = "FROM peer_orders o JOIN peer_customers_ext c ON o.customer = c.customer"
+
+
+@job("inferred_explode_split")
+def _(spark: Any, ws: Workspace) -> None:
+    spark.sql(
+        "SELECT part FROM (SELECT explode(split(created_at, '-')) AS part FROM peer_orders)"
+    ).write.mode("overwrite").parquet(ws.out("inferred_explode_split"))
+
+
+@job("inferred_explode_split_frame")
+def _(spark: Any, ws: Workspace) -> None:
+    from pyspark.sql import functions as F
+
+    _orders(spark, ws).select(F.explode(F.split("created_at", "-")).alias("part")).write.mode(
+        "overwrite"
+    ).parquet(ws.out("inferred_explode_split_frame"))
+
+
+@job("inferred_explode_split_two_columns")
+def _(spark: Any, ws: Workspace) -> None:
+    spark.sql("SELECT explode(split(created_at, region)) AS part FROM peer_orders").write.mode(
+        "overwrite"
+    ).parquet(ws.out("inferred_explode_split_two_columns"))
+
+
+@job("inferred_explode_aliased_split")
+def _(spark: Any, ws: Workspace) -> None:
+    spark.sql(
+        "SELECT explode(x) AS part FROM (SELECT split(created_at, '-') AS x FROM peer_orders)"
+    ).write.mode("overwrite").parquet(ws.out("inferred_explode_aliased_split"))
+
+
+@job("inferred_join_write")
+def _(spark: Any, ws: Workspace) -> None:
+    spark.sql(f"SELECT concat(o.customer, c.customer) AS both_keys {_JOIN}").write.mode("overwrite").parquet(
+        ws.out("inferred_join_write")
+    )
+
+
+@job("inferred_join_ctas", setup=_drop("p_inferred_join"))
+def _(spark: Any, ws: Workspace) -> None:
+    spark.sql(
+        f"CREATE TABLE p_inferred_join USING parquet AS SELECT concat(o.customer, c.customer) AS k {_JOIN}"
+    )
+
+
+@job("inferred_join_aggregate_save_as_table", setup=_drop("p_inferred_totals"))
+def _(spark: Any, ws: Workspace) -> None:
+    spark.sql(f"SELECT c.country, count(o.id) AS n {_JOIN} GROUP BY c.country").write.saveAsTable(
+        "p_inferred_totals"
+    )
+
+
+@job("inferred_distinct_renamed_ctas", setup=_drop("p_inferred_distinct"))
+def _(spark: Any, ws: Workspace) -> None:
+    spark.sql(
+        "CREATE TABLE p_inferred_distinct USING parquet AS SELECT DISTINCT customer AS who FROM peer_orders"
+    )
+
+
+@job("inferred_distinct_renamed_write")
+def _(spark: Any, ws: Workspace) -> None:
+    spark.sql("SELECT DISTINCT customer AS who FROM peer_orders").write.mode("overwrite").parquet(
+        ws.out("inferred_distinct_renamed_write")
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # failed jobs: both sides report what the failed job touched
 # ---------------------------------------------------------------------------------------------
 

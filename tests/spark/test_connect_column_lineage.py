@@ -115,6 +115,28 @@ def _generators(spark: Any, fn: Any, window: Any, data: dict[str, Path], out: Pa
     _write(customers.select("customer_id", fn.posexplode("tags").alias("pos", "tag")), out / "tags")
 
 
+def _optimizer_entries(spark: Any, fn: Any, window: Any, data: dict[str, Path], out: Path) -> None:
+    """Where Spark's optimizer adds a filter openlineage-spark reports (tests/spark/
+    test_column_lineage_inferred.py): generators of a column only, not of a column holding
+    ``array(...)``; none of the optimizer's entries in a CTAS (``saveAsTable``, ``writeTo().create()``)."""
+    orders = spark.read.parquet(str(data["orders"])).alias("o")
+    customers = spark.read.parquet(str(data["customers"])).alias("c")
+    split = orders.select(fn.split("note", " ").alias("x"))
+    _write(split.select(fn.explode("x").alias("word")), out / "aliased_split")
+    built = orders.select(fn.array("status", "note").alias("x")).withColumnRenamed("x", "y")
+    _write(built.select(fn.explode("y").alias("word")), out / "built_array")
+    _write(customers.withColumn("tag", fn.explode("tags")).select("customer_id", "tag"), out / "with_column")
+    joined = orders.join(customers, orders.customer_id == customers.customer_id)
+    totals = joined.groupBy("c.segment").agg(fn.sum("o.amount").alias("total"))
+    _write(totals, out / "join_aggregate")
+    for name in ("inferred_totals", "inferred_tags"):
+        spark.sql(f"DROP TABLE IF EXISTS cl_parity.{name}")
+    totals.write.saveAsTable("cl_parity.inferred_totals")
+    customers.select("customer_id", fn.explode("tags").alias("tag")).writeTo("cl_parity.inferred_tags").using(
+        "parquet"
+    ).create()
+
+
 def _with_column_chain(spark: Any, fn: Any, window: Any, data: dict[str, Path], out: Path) -> None:
     base = spark.read.parquet(str(data["orders"])).filter("amount > 1")
     frame = (
@@ -387,6 +409,23 @@ SQL_QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
             "UNPIVOT INCLUDE NULLS (v FOR k IN (status, note))",
         ),
     ),
+    # the statements of tests/spark/test_column_lineage_inferred.py (openlineage-spark's own tests'):
+    # the filters Spark's optimizer adds, where it adds them
+    "sql_optimizer_entries": (
+        ("explode_split", "SELECT word FROM (SELECT explode(split(note, ' ')) AS word FROM cl_orders)"),
+        ("explode_split_two_columns", "SELECT explode(split(note, status)) AS part FROM cl_orders"),
+        (
+            "explode_aliased_split",
+            "SELECT explode(x) AS word FROM (SELECT split(note, ' ') AS x FROM cl_orders)",
+        ),
+        ("explode_column", "SELECT customer_id, explode(tags) AS tag FROM cl_customers"),
+        (
+            "join",
+            "SELECT (o.customer_id + c.customer_id) AS both_ids FROM cl_orders o JOIN cl_customers c "
+            "ON o.customer_id = c.customer_id",
+        ),
+        ("distinct_renamed", "SELECT DISTINCT status AS state FROM cl_orders"),
+    ),
     "sql_lateral_view": (
         ("words", "SELECT order_id, word FROM cl_orders LATERAL VIEW explode(split(note, ' ')) w AS word"),
         (
@@ -420,6 +459,20 @@ def _sql_into_tables(spark: Any, fn: Any, window: Any, data: dict[str, Path], ou
         "INSERT OVERWRITE TABLE cl_parity.targets SELECT j.order_id, upper(j.segment), j.doubled "
         "FROM cl_parity.joined j WHERE j.doubled > 0"
     )
+
+
+def _ctas_optimizer_entries(spark: Any, fn: Any, window: Any, data: dict[str, Path], out: Path) -> None:
+    """CTAS of the statements whose file write has an optimizer entry: none in a CTAS."""
+    _views(spark, data)
+    queries = {
+        "ctas_join": "SELECT (o.customer_id + c.customer_id) AS both_ids FROM cl_orders o "
+        "JOIN cl_customers c ON o.customer_id = c.customer_id",
+        "ctas_distinct": "SELECT DISTINCT status AS state FROM cl_orders",
+        "ctas_explode": "SELECT customer_id, explode(tags) AS tag FROM cl_customers",
+    }
+    for name, query in queries.items():
+        spark.sql(f"DROP TABLE IF EXISTS cl_parity.{name}")
+        spark.sql(f"CREATE TABLE cl_parity.{name} USING parquet AS {query}")
 
 
 def _persistent_views(spark: Any, fn: Any, window: Any, data: dict[str, Path], out: Path) -> None:
@@ -476,6 +529,7 @@ SCENARIOS = [
     Scenario("union", _union(by_name=False)),
     Scenario("union_by_name", _union(by_name=True)),
     Scenario("generators", _generators),
+    Scenario("optimizer_entries", _optimizer_entries),
     Scenario("with_column_chain", _with_column_chain),
     Scenario("windows", _windows),
     Scenario("aggregations", _aggregations),
@@ -491,6 +545,7 @@ SCENARIOS = [
 SQL_SCENARIOS = [
     *[Scenario(name, _sql_writes(*queries)) for name, queries in SQL_QUERIES.items()],
     Scenario("sql_into_tables", _sql_into_tables),
+    Scenario("sql_ctas_optimizer_entries", _ctas_optimizer_entries),
     Scenario("persistent_views", _persistent_views),
 ]
 
@@ -559,6 +614,11 @@ CONNECT_TEXT_DIFFERENCES: dict[tuple[str, str, str], tuple[set[str], str]] = {
     ("generators/tags", "pos", "tags"): ({""}, _GENERATOR),
     ("generators/tags", "tag", "tags"): ({""}, _GENERATOR),
     ("generators/words", "word", "note"): ({"explode(split(note, ' ', -1)) AS word"}, _GENERATOR),
+    ("optimizer_entries/aliased_split", "word", "note"): ({"explode(x) AS word"}, _GENERATOR),
+    ("optimizer_entries/built_array", "word", "note"): ({"explode(y) AS word"}, _GENERATOR),
+    ("optimizer_entries/built_array", "word", "status"): ({"explode(y) AS word"}, _GENERATOR),
+    ("optimizer_entries/with_column", "tag", "tags"): ({"explode(c.tags) AS tag"}, _GENERATOR),
+    ("cl_parity.db/inferred_tags", "tag", "tags"): ({"explode(c.tags) AS tag"}, _GENERATOR),
     ("with_column_chain", "dataset", "amount"): ({"WHERE (amount > 1)"}, _CAST),
     ("with_column_chain", "id", "order_id"): ({"order_id"}, _RENAME),
     ("with_column_chain", "plus_one", "amount"): ({"(doubled + 1) AS plus_one"}, _CAST),

@@ -141,10 +141,12 @@ def join(left: Any, right: Any, how: int, condition: Any = None, using: list[str
     return out
 
 
-def lineage(relation: Any, views: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[Any, Any]]:
-    translation = translate(relation, _schema, views)
+def lineage(
+    relation: Any, views: dict[str, Any] | None = None, optimized: bool = True
+) -> tuple[dict[str, Any], dict[Any, Any]]:
+    translation = translate(relation, _schema, views, optimized=optimized)
     leaves = {ident: item for item, idents in translation.leaves for ident in idents}
-    result = lineage_of_plan(translation.plan, [a.name for a in translation.output])
+    result = lineage_of_plan(translation.plan, [a.name for a in translation.output], optimized)
     assert result.unknown_nodes == ()
 
     def view(columns: Any) -> dict[tuple[str, str], set[str]]:
@@ -336,6 +338,55 @@ def test_generators_and_unpivot_with_type_coercion() -> None:
         "column": {},
         "value": {("orders", "customer_id"): {T}, ("orders", "amount"): {I}},  # long -> double: a cast
     }
+
+
+def _renamed(child: Any, old: str, new: str) -> Any:
+    renamed = R.Relation()
+    renamed.with_columns_renamed.input.CopyFrom(child)
+    renamed.with_columns_renamed.renames.add(col_name=old, new_col_name=new)
+    return renamed
+
+
+_SPLIT = fn("split", col("status"), text("' '"))
+
+
+@pytest.mark.parametrize(
+    ("frame", "dataset"),
+    [
+        pytest.param(
+            project(read("customers"), alias(fn("explode", col("tags")), "tag")),
+            {("customers", "tags"): {F}},
+            id="explode-of-a-column",
+        ),
+        pytest.param(
+            rel("with_columns", read("customers"), aliases=[alias(fn("inline", col("tags")), "t").alias]),
+            {("customers", "tags"): {F}},
+            id="with-column-inline-of-a-column",
+        ),
+        pytest.param(project(read("orders"), alias(fn("explode", _SPLIT), "w")), {}, id="explode-of-split"),
+        pytest.param(
+            project(project(read("orders"), alias(_SPLIT, "x")), alias(fn("explode", col("x")), "w")),
+            {("orders", "status"): {F}},
+            id="explode-of-a-column-aliasing-split",
+        ),
+        pytest.param(
+            project(
+                _renamed(project(read("orders"), alias(fn("array", col("status")), "x")), "x", "y"),
+                alias(fn("explode", col("y")), "w"),
+            ),
+            {},
+            id="explode-of-a-renamed-array()",
+        ),
+        pytest.param(
+            project(read("customers"), alias(fn("explode_outer", col("tags")), "tag")), {}, id="explode-outer"
+        ),
+    ],
+)
+def test_generator_filters_only_where_spark_infers_them(frame: Any, dataset: dict[Any, Any]) -> None:
+    """The filter Spark's optimizer infers under a generator of a column (InferFiltersFromGenerate),
+    as the classic engine gives it; never in the analyzed view of a CTAS (``optimized=False``)."""
+    assert lineage(frame)[1] == dataset
+    assert lineage(frame, optimized=False)[1] == {}
 
 
 def test_temp_views_are_inlined_and_tables_are_leaves() -> None:

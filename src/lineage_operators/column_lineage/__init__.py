@@ -10,7 +10,7 @@ Pure Python over plain data, no Spark: the Spark capture hands over the analyzed
 
 CONTRACT between the two layers (keep it stable; both sides are table-tested):
 
-    lineage = lineage_of_plan(plan_json, output_names=None)
+    lineage = lineage_of_plan(plan_json, output_names=None, optimized=True)
     lineage.fields   # {output column name: {SourceColumn: frozenset[Transformation]}}
     lineage.dataset  # {SourceColumn: frozenset[Transformation]}: indirect deps affecting every row
     lineage.unknown_nodes  # plan node classes that were not understood (lineage partial through them)
@@ -18,7 +18,9 @@ CONTRACT between the two layers (keep it stable; both sides are table-tested):
 ``plan_json`` is the text (or the already-parsed list) of ``LogicalPlan.toJSON()`` of the *query*
 whose rows are written (for a write command, its query child / inner query; a whole write command
 is unwrapped too), and ``output_names`` the written column names, positional over the query's
-output (None: the query's own output names).
+output (None: the query's own output names). ``optimized``: emulate what Spark's optimizer changes,
+as openlineage-spark sees most writes (False: the analyzed plan as it is, its view of a V1 CTAS;
+the result says which, ``lineage.optimized``).
 
 * ``fields`` has one entry per output column, in output order; a column computed from no source
   (a literal, ``count(*)``) maps to ``{}``. A name given twice gets the union of both columns.
@@ -48,12 +50,12 @@ from lineage_operators.column_lineage.lineage import (
 
 
 def lineage_of_plan(
-    plan_json: str | list[Any], output_names: Sequence[str] | None = None
+    plan_json: str | list[Any], output_names: Sequence[str] | None = None, optimized: bool = True
 ) -> PlanColumnLineage:
     """See the module docstring. Never raises on odd plans: unknown nodes are listed instead."""
     from lineage_operators.column_lineage.engine import lineage_of_plan as _impl
 
-    return _impl(plan_json, output_names)
+    return _impl(plan_json, output_names, optimized)
 
 
 __all__ = [

@@ -20,7 +20,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.column_lineage.mapping import DatasetColumnLineage, to_datasets
-from lineage_operators.column_lineage.merge import merge_outputs
+from lineage_operators.column_lineage.merge import Write, merge_outputs, without_nested_writes
 from lineage_operators.column_lineage.settings import ColumnLineageSettings
 from lineage_operators.model import DatasetName, LineageDataset
 
@@ -79,8 +79,8 @@ def _written_tables(outputs: Iterable[Any], name_relation: NameRelation) -> dict
 def lineage_by_output(
     executions: Iterable[Any], name_relation: NameRelation
 ) -> dict[DatasetName, DatasetColumnLineage]:
-    """Output dataset -> its column lineage, merged over the executions that wrote it."""
-    written: list[tuple[DatasetName, DatasetColumnLineage]] = []
+    """Output dataset -> its column lineage, merged over the executions that wrote it (merge.py)."""
+    written: list[Write] = []
     for execution in executions:
         plan = getattr(execution, "column_lineage", None)
         if plan is None or not execution.outputs:
@@ -93,10 +93,12 @@ def lineage_by_output(
                 known = names_of.setdefault(expr_id, [])
                 known.extend(n for n in names if n not in known)
         lineage = to_datasets(plan, names_of)
+        leaves = frozenset(names_of)
+        supersedes = not getattr(plan, "optimized", True)
         for relation in execution.outputs:
             for name in _safe_names(name_relation, relation):
-                written.append((name, lineage))
-    return merge_outputs(written)
+                written.append(Write(name, lineage, leaves, supersedes))
+    return merge_outputs((write.name, write.lineage) for write in without_nested_writes(written))
 
 
 def attach_column_lineage(

@@ -8,11 +8,19 @@ attribute; dataset-wide dependencies (filters, join conditions, grouping, sortin
 sink. Attributes are looked up by ``exprId``, so an attribute created once is never re-walked: the
 work is linear in the plan size (times the number of sources a column depends on).
 
-Semantics follow openlineage-spark's column lineage, which walks the *optimized* plan; where the
-optimizer changes what it would see, the rule emulates it: ``IS NOT NULL`` inferred on join keys
-(FILTER), DISTINCT as GROUP BY (not over a UNION), dropDuplicates as GROUP BY keys + first()
-(AGGREGATION), INTERSECT/EXCEPT as a semi/anti join on every column. Window PARTITION/ORDER BY
-stays on the column (WINDOW), as openlineage-spark reports it. Deliberately better than it:
+Semantics follow openlineage-spark's column lineage, which walks the *optimized* plan of most
+writes; where the optimizer changes what it would see, the rule emulates it: ``IS NOT NULL``
+inferred on join keys (FILTER), a filter under ``explode``/``posexplode``/``inline`` of a column
+(FILTER: Spark's ``InferFiltersFromGenerate`` infers one for a column, never for an expression such
+as ``split(a, ' ')``, nor for a column holding ``array(...)``), DISTINCT as GROUP BY (not over a
+UNION), dropDuplicates as GROUP BY keys + first() (AGGREGATION), INTERSECT/EXCEPT as a semi/anti
+join on every column, ``If(c, x, x)`` as ``x``. With ``optimized=False`` none of this is done: the
+analyzed plan is read as it is, which is what openlineage-spark reads for a V1 CTAS
+(``CreateDataSourceTableAsSelectCommand``: ``CREATE TABLE ... AS SELECT``, ``saveAsTable``,
+``writeTo().create()``), whose query is no child of the command and is never optimized in the
+command's own execution (the write it runs nested is; its lineage is superseded, merge.py). Window
+PARTITION/ORDER BY stays on the column (WINDOW), as openlineage-spark reports it. Deliberately
+better than it:
 
 * a cast that keeps the value (same type, exact widening, ``UpCast``) is IDENTITY, not
   TRANSFORMATION (Spark adds such casts for views, unions and inserts);
@@ -150,7 +158,7 @@ def _described_dataset(
 
 
 def lineage_of_plan(
-    plan_json: str | list[Any], output_names: Sequence[str] | None = None
+    plan_json: str | list[Any], output_names: Sequence[str] | None = None, optimized: bool = True
 ) -> PlanColumnLineage:
     """See :mod:`lineage_operators.column_lineage`. Never raises."""
     # A plan's JSON is millions of acyclic objects: the cyclic garbage collector's passes over
@@ -158,28 +166,30 @@ def lineage_of_plan(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _lineage_of_plan(plan_json, output_names)
+        return _lineage_of_plan(plan_json, output_names, optimized)
     finally:
         if collecting:
             gc.enable()
 
 
-def _lineage_of_plan(plan_json: str | list[Any], output_names: Sequence[str] | None) -> PlanColumnLineage:
+def _lineage_of_plan(
+    plan_json: str | list[Any], output_names: Sequence[str] | None, optimized: bool
+) -> PlanColumnLineage:
     try:
         items = json.loads(plan_json) if isinstance(plan_json, (str, bytes)) else plan_json
         root = parse_tree(items)
     except (ValueError, TypeError, RecursionError):
         root = None
     if root is None:
-        return PlanColumnLineage(unknown_nodes=(INVALID_PLAN,))
-    walk = PlanWalk()
+        return PlanColumnLineage(unknown_nodes=(INVALID_PLAN,), optimized=optimized)
+    walk = PlanWalk(optimized)
     try:
         sink: Lineage = {}
         walk.root_sink = sink
         outputs = walk.walk(_query_of(root), sink)
     except Exception as error:  # a plan shape no rule foresaw: report it, never fail the task
         walk.unknown[f"{INVALID_PLAN} ({type(error).__name__})"] = None
-        return PlanColumnLineage(unknown_nodes=tuple(walk.unknown))
+        return PlanColumnLineage(unknown_nodes=tuple(walk.unknown), optimized=optimized)
     names = list(output_names) if output_names is not None else [name for _, name in outputs]
     fields: dict[str, dict[SourceColumn, frozenset[Transformation]]] = {}
     for name, (ident, _) in zip(names, outputs, strict=False):
@@ -199,4 +209,5 @@ def _lineage_of_plan(plan_json: str | list[Any], output_names: Sequence[str] | N
         fields=fields,
         dataset=dataset,
         unknown_nodes=tuple(walk.unknown),
+        optimized=optimized,
     )

@@ -143,8 +143,9 @@ def cast_code(node: Node) -> int:
     return TRANSFORMATION
 
 
-def child_codes(node: Node) -> list[tuple[Node, int]]:
-    """Each child of a value-computing expression with how the result reads it (a subtype code)."""
+def child_codes(node: Node, fold_ifs: bool = True) -> list[tuple[Node, int]]:
+    """Each child of a value-computing expression with how the result reads it (a subtype code);
+    ``fold_ifs``: ``If(cond, x, x)`` is ``x``, as in the optimized plan (conditionals.py)."""
     cls, children = node.cls, node.children
     if cls == "Alias" or ("replacement" in node.fields and len(children) == 1):
         # RuntimeReplaceable (nvl, nullif, ...): its only child is what it evaluates to
@@ -158,7 +159,7 @@ def child_codes(node: Node) -> list[tuple[Node, int]]:
             (child, CONDITIONAL if index < pairs and index % 2 == 0 else TRANSFORMATION)
             for index, child in enumerate(children)
         ]
-    folded = folded_if(node) if cls == "If" else None
+    folded = folded_if(node) if cls == "If" and fold_ifs else None
     if folded is not None:  # If(cond, x, x): the optimizer's plan reads x alone (conditionals.py)
         return [(folded, IDENTITY)]
     if cls in ("If", "NullIfResult", "PivotFirst"):  # predicate (or pivot column), then values
@@ -185,12 +186,14 @@ class ExpressionEvaluator:
     """Collects the source lineage of expressions, resolving attributes through ``attrs``.
 
     ``subquery`` walks the plan of a subquery expression and returns the lineage of its output
-    columns and its own dataset-wide dependencies (filters, joins... inside the subquery).
+    columns and its own dataset-wide dependencies (filters, joins... inside the subquery);
+    ``fold_ifs``: read ``If(cond, x, x)`` as ``x`` (the optimized plan) or as written.
     """
 
-    def __init__(self, attrs: dict[int, Lineage], subquery: SubqueryWalker) -> None:
+    def __init__(self, attrs: dict[int, Lineage], subquery: SubqueryWalker, fold_ifs: bool = True) -> None:
         self.attrs = attrs
         self.subquery = subquery
+        self.fold_ifs = fold_ifs
 
     def lineage(self, expr: Node | None, code: int = IDENTITY) -> Lineage:
         out: Lineage = {}
@@ -229,4 +232,6 @@ class ExpressionEvaluator:
             elif cls == "CommonExpressionRef":
                 add_into(out, ctx, common)
             else:
-                stack.extend((child, merge(ctx, sub), common) for child, sub in child_codes(node))
+                stack.extend(
+                    (child, merge(ctx, sub), common) for child, sub in child_codes(node, self.fold_ifs)
+                )

@@ -39,6 +39,9 @@ class PlanColumnLineage:
     fields: dict[str, dict[SourceColumn, frozenset[Transformation]]] = field(default_factory=dict)
     dataset: dict[SourceColumn, frozenset[Transformation]] = field(default_factory=dict)
     unknown_nodes: tuple[str, ...] = ()
+    #: False: read from the analyzed plan as it is (``lineage_of_plan(..., optimized=False)``): a
+    #: V1 CTAS command's own view, which supersedes the nested write it runs (merge.py).
+    optimized: bool = True
 
 
 __all__ = ["DIRECT", "INDIRECT", "PlanColumnLineage", "SourceColumn", "Transformation"]

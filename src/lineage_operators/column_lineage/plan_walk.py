@@ -113,23 +113,21 @@ _JOIN_SQL = {
 _TRANSPARENT_FOR_CHECKS = frozenset({"SubqueryAlias", "View", "ResolvedHint"})
 
 
-#: Generators of one row per element: a null or empty collection yields no row.
+#: Generators of one row per element: a null or empty collection yields no row (Spark's
+#: ``InferFiltersFromGenerate`` infers filters under them: ``ExplodeBase`` and ``Inline``).
 _ROW_DROPPING_GENERATORS = frozenset({"Explode", "PosExplode", "Inline"})
-#: Collections built in the query itself: never null, their size known, so no filter is inferred.
+#: Collections built in the query itself: never null, their size known; the filter inferred on a
+#: column holding one is simplified away once pushed down to the expression.
 _COLLECTION_BUILDERS = frozenset({"CreateArray", "CreateMap", "CreateNamedStruct"})
-
-
-def _drops_rows(generator: Node) -> bool:
-    """Whether Spark's optimizer puts a filter under this generator (``InferFiltersFromGenerate``)."""
-    if generator.cls not in _ROW_DROPPING_GENERATORS or not generator.children:
-        return False
-    return generator.children[0].cls not in _COLLECTION_BUILDERS
 
 
 class PlanWalk:
     """State of one :func:`lineage_of_plan` call."""
 
-    def __init__(self) -> None:
+    def __init__(self, optimized: bool = True) -> None:
+        #: Emulate what Spark's optimizer changes (openlineage-spark reads most writes' optimized
+        #: plan); False: the analyzed plan as it is (its view of a V1 CTAS command, engine.py).
+        self.optimized = optimized
         self.attrs: dict[int, Lineage] = {}
         self.sources: dict[int, SourceColumn] = {}
         self.cte_outputs: dict[Any, list[Attr]] = {}
@@ -140,9 +138,10 @@ class PlanWalk:
         # defining expression, and the dataset-wide dependencies of the root plan with their text.
         self.texts: dict[int, str] = {}
         self.computed: set[int] = set()  # attributes whose text is an alias's (not a bare column)
+        self.built: set[int] = set()  # attributes holding a collection built in the query (array(...))
         self.dataset_texts: list[tuple[str, Lineage]] = []
         self.root_sink: Lineage | None = None
-        self.exprs = ExpressionEvaluator(self.attrs, self._subquery)
+        self.exprs = ExpressionEvaluator(self.attrs, self._subquery, fold_ifs=optimized)
         self.rules: dict[str, Callable[[Node, list[list[Attr]], Lineage], list[Attr]]] = {
             "Project": self._project,
             "Aggregate": self._aggregate,
@@ -239,6 +238,8 @@ class PlanWalk:
                 if expr is not None and ident is not None:
                     self.attrs[ident] = self.exprs.lineage(expr)
                     out.append((ident, name_of(expr)))
+                    if self._is_built(expr.children[0] if expr.children else None):
+                        self.built.add(ident)
                     text = expr.fields.get("sql")
                     if type(text) is str:
                         self.texts[ident] = self._inherited_text(expr) or text
@@ -276,6 +277,28 @@ class PlanWalk:
     def _attr_lineage(self, attrs: list[Attr], code: int, sink: Lineage) -> None:
         for ident, _ in attrs:
             add_into(sink, code, self.attrs.get(ident))
+
+    def _is_built(self, expr: Node | None) -> bool:
+        """Whether ``expr`` is a collection built in the query (through casts and renames)."""
+        while expr is not None and expr.cls in CAST_CLASSES and expr.children:
+            expr = expr.children[0]
+        if expr is None:
+            return False
+        if expr.cls == "AttributeReference":
+            return expr_id(expr) in self.built
+        return expr.cls in _COLLECTION_BUILDERS
+
+    def _infers_filter(self, node: Node, generator: Node | None) -> bool:
+        """Whether Spark's optimizer puts a filter under this ``Generate`` (InferFiltersFromGenerate):
+        a generator that drops the rows of a null or empty collection, not ``OUTER``, reading a
+        column (an attribute: Spark infers nothing for an expression such as ``split(a, ' ')``)
+        that does not hold a collection built in the query (its filter is simplified away)."""
+        if not self.optimized or generator is None or node.fields.get("outer") is True:
+            return False
+        if generator.cls not in _ROW_DROPPING_GENERATORS or len(generator.children) != 1:
+            return False
+        collection = generator.children[0]
+        return collection.cls == "AttributeReference" and not self._is_built(collection)
 
     @staticmethod
     def _first_child_class(node: Node) -> str:
@@ -333,7 +356,8 @@ class PlanWalk:
         condition = expr_field(node, "condition")
         if condition is not None:
             self._collect([condition], JOIN, sink, _JOIN_SQL.get(kind, kind.upper()) + " JOIN ON {}")
-            self._inferred_not_null(condition, kind, left, right, sink)
+            if self.optimized:
+                self._inferred_not_null(condition, kind, left, right, sink)
         if kind in LEFT_ONLY_JOINS:
             return left
         if kind == "ExistenceJoin":  # only made by the optimizer; its flag column has no source
@@ -407,6 +431,8 @@ class PlanWalk:
         """INTERSECT / EXCEPT: the optimizer turns them into a semi/anti join on every column
         (JOIN on both sides' columns) under a DISTINCT (GROUP BY the left side's columns)."""
         left = inputs[0] if inputs else []
+        if not self.optimized:
+            return left
         for attrs in inputs:
             self._attr_lineage(attrs, JOIN, sink)
         if node.fields.get("isAll") is not True:
@@ -416,13 +442,15 @@ class PlanWalk:
     def _distinct(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
         """DISTINCT becomes an Aggregate grouping by every column (not reported over a UNION)."""
         child = inputs[0] if inputs else []
-        if self._first_child_class(node) != "Union":
+        if self.optimized and self._first_child_class(node) != "Union":
             self._attr_lineage(child, GROUP_BY, sink)
         return child
 
     def _deduplicate(self, node: Node, inputs: list[list[Attr]], sink: Lineage) -> list[Attr]:
         """dropDuplicates(keys) becomes GROUP BY keys with first() of every other column."""
         child = inputs[0] if inputs else []
+        if not self.optimized:
+            return child
         keys = {expr_id(key) for key in expr_list_field(node, "keys")}
         for ident, _ in child:
             lineage = self.attrs.get(ident)
@@ -440,10 +468,9 @@ class PlanWalk:
             child = [attr for index, attr in enumerate(child) if index not in dropped]
         generator = expr_field(node, "generator")
         lineage = self.exprs.lineage(generator)
-        if generator is not None and _drops_rows(generator) and node.fields.get("outer") is not True:
-            # Spark's optimizer filters out the rows whose collection is null or empty
-            # (InferFiltersFromGenerate): the collection's columns decide which rows go on, as
-            # openlineage-spark reports from the optimized plan
+        if generator is not None and self._infers_filter(node, generator):
+            # the optimizer filters out the rows whose collection is null or empty: the
+            # collection's columns decide which rows go on, as openlineage-spark reports
             self.exprs.collect(generator, FILTER, sink)
         generated = self._attrs_field(node, "generatorOutput")
         for ident, _ in generated:

@@ -110,7 +110,8 @@ class ConnectResolver:
             elif self.frame_columns and len(facts.outputs) == 1:
                 try:
                     rels_of = rels_of_reads(by_read, sources, facts.inputs)
-                    facts.column_lineage = self._frame_columns(plan, facts.outputs[0], rels_of)
+                    optimized = not _runs_v1_ctas(plan.write, None, facts.outputs[0])
+                    facts.column_lineage = self._frame_columns(plan, facts.outputs[0], rels_of, optimized)
                 except Exception as exc:  # a failed lookup: this write's column lineage only
                     log.info("lineage capture: no column lineage for a DataFrame write: %s", describe(exc))
         elif statement is not None:
@@ -121,8 +122,9 @@ class ConnectResolver:
             text = plan.command_sql or (plan.sql[0] if plan.sql else None)
             if self.frame_columns and text:
                 try:  # the classic rules, through the DataFrame translation
+                    optimized = not _runs_v1_ctas(plan.write, statement, facts.outputs[0])
                     facts.column_lineage = self._select_columns(
-                        text, facts.outputs[0], rels_of_reads(by_read, sources, facts.inputs)
+                        text, facts.outputs[0], rels_of_reads(by_read, sources, facts.inputs), optimized
                     )
                 except Exception as exc:
                     log.info("lineage capture: SQL column lineage from openlineage-sql: %s", describe(exc))
@@ -350,8 +352,11 @@ class ConnectResolver:
             return self.lookups.table_schema(item.name)
         return self.lookups.schema(item, key=("leaf", item.SerializeToString()))
 
-    def _frame_columns(self, plan: ConnectPlan, output: RelationFacts, rels_of: Any) -> Any:
-        """The written DataFrame's column lineage (classic rules over the translated plan), or None."""
+    def _frame_columns(
+        self, plan: ConnectPlan, output: RelationFacts, rels_of: Any, optimized: bool = True
+    ) -> Any:
+        """The written DataFrame's column lineage (classic rules over the translated plan), or None;
+        ``optimized``: False for a V1 CTAS (:func:`_runs_v1_ctas`)."""
         from lineage_operators.spark.connect.columns.frame_columns import frame_column_lineage
         from lineage_operators.spark.connect.columns.sql_columns import column_names
 
@@ -363,10 +368,17 @@ class ConnectResolver:
             schema = self.lookups.table_schema(write.table)
         names = column_names(schema)
         return frame_column_lineage(
-            plan.query, self._leaf_schema, self._views, rels_of, names, self._ids, self.describe
+            plan.query,
+            self._leaf_schema,
+            self._views,
+            rels_of,
+            names,
+            self._ids,
+            self.describe,
+            optimized=optimized,
         )
 
-    def _select_columns(self, text: str, output: RelationFacts, rels_of: Any) -> Any:
+    def _select_columns(self, text: str, output: RelationFacts, rels_of: Any, optimized: bool = True) -> Any:
         """Column lineage of a SQL statement's query by the classic rules (parsed into Relations,
         :mod:`~lineage_operators.spark.connect.columns.sql_relation`), or None (logged at debug,
         with why: the statement keeps openlineage-sql's lineage)."""
@@ -388,7 +400,14 @@ class ConnectResolver:
                 return None
             relation = _insert_columns(relation, query.columns, names)
         return frame_column_lineage(
-            relation, self._leaf_schema, self._views, rels_of, names, self._ids, self.describe
+            relation,
+            self._leaf_schema,
+            self._views,
+            rels_of,
+            names,
+            self._ids,
+            self.describe,
+            optimized=optimized,
         )
 
     def _merge_columns(self, text: str, names: list[str] | None, rels_of: Any) -> Any:
@@ -512,6 +531,21 @@ class ConnectResolver:
             return None
         base = self.lookups.database_location(ref.database)
         return f"{base.rstrip('/')}/{ref.table.lower()}" if base else None
+
+
+def _runs_v1_ctas(write: WriteTarget | None, statement: SqlStatement | None, output: RelationFacts) -> bool:
+    """Whether the server runs this write as a V1 CTAS (``CreateDataSourceTableAsSelectCommand``,
+    as a classic session does): ``saveAsTable`` (any mode), ``writeTo().create()`` or ``CREATE TABLE
+    ... AS SELECT`` of a table in a built-in file format (Delta, Iceberg and Hive tables take other
+    commands). openlineage-spark reads that command's query as analyzed, so the column lineage is
+    read so too (``optimized=False``, spark/plan/columns/compact.py ``ANALYZED_QUERY_COMMANDS``)."""
+    if (output.provider or "").lower() not in _FILE_FORMATS:
+        return False
+    if write is not None:
+        if not write.table:
+            return False
+        return write.mode == "create" if write.v2 else write.save_method != "insert_into"
+    return statement is not None and statement.kind == "create"
 
 
 def _insert_columns(relation: Any, columns: tuple[str, ...], names: list[str]) -> Any:

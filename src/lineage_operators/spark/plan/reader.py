@@ -42,6 +42,7 @@ from lineage_operators.spark.plan.batch import (
     observed_values,
     parse,
 )
+from lineage_operators.spark.plan.columns.compact import ANALYZED_QUERY_COMMANDS
 from lineage_operators.spark.plan.command_table import BY_CLASS
 from lineage_operators.spark.plan.commands import _NOT_FETCHED, CommandOutputs, _build_root_fn
 from lineage_operators.spark.plan.leaves import (
@@ -175,7 +176,12 @@ class PlanReader(CommandOutputs):
             attach_observed(observed_values(got.observed_text), facts.inputs, facts.outputs)
         if facts.outputs and self._columns is not None:  # the writer takes the plan JVM-side
             facts.column_lineage = self._columns.read(
-                plan, facts.inputs, got.query_facts, execution=qe, rendered=got.plan_json
+                plan,
+                facts.inputs,
+                got.query_facts,
+                execution=qe,
+                rendered=got.plan_json,
+                optimized=cls not in ANALYZED_QUERY_COMMANDS,
             )
             if facts.column_lineage is None and cls in delta.ROW_LEVEL_COMMANDS:
                 facts.column_lineage = self._delta_row_level_lineage(plan, cls, facts)
@@ -218,7 +224,9 @@ class PlanReader(CommandOutputs):
         if succeeded:
             attach_observed(_observed_steps(qe), facts.inputs, facts.outputs)
         if facts.outputs and self._columns is not None:
-            facts.column_lineage = self._columns.read(plan, facts.inputs)
+            facts.column_lineage = self._columns.read(
+                plan, facts.inputs, optimized=cls not in ANALYZED_QUERY_COMMANDS
+            )
             if facts.column_lineage is None and cls in delta.ROW_LEVEL_COMMANDS:
                 facts.column_lineage = self._delta_row_level_lineage(plan, cls, facts)
         read_targets(facts)

@@ -327,20 +327,36 @@ def parse_expression(text: str) -> Term:
 
 #: Generators that yield no row for a null or empty collection: the classic analyzer makes a
 #: ``Generate`` of a projected one, under which Spark's optimizer infers a filter on the collection
-#: (the column lineage engine reports it as FILTER); a ``Filter`` on it here gives the same lineage.
+#: when it is a column (the column lineage engine reports it as FILTER); a ``Filter`` on it here
+#: gives the same lineage.
 _ROW_DROPPING_GENERATORS = frozenset({"explode", "posexplode", "inline"})
-#: Collections built in the query itself: never null, so no filter is inferred.
+#: Collections built in the query itself: never null, their size known; a column holding one gets
+#: no inferred filter (the optimizer simplifies it away).
 _COLLECTION_BUILDERS = frozenset({"array", "map", "create_map", "struct", "named_struct"})
 
 
 def filtered_collection(term: Term) -> Term | None:
-    """The collection a projected row-dropping generator reads (its first argument), or None."""
+    """The column a projected row-dropping generator reads (its only argument, a ``col`` term),
+    or None: Spark infers no filter for a generator of an expression (``split(a, ' ')``)."""
     while term[0] == "alias":
         term = term[1]
-    if term[0] != "fn" or term[1] not in _ROW_DROPPING_GENERATORS or not term[2]:
+    if term[0] != "fn" or term[1] not in _ROW_DROPPING_GENERATORS or len(term[2]) != 1:
         return None
     collection = term[2][0]
-    return None if collection[0] == "fn" and collection[1] in _COLLECTION_BUILDERS else collection
+    return collection if collection[0] == "col" else None
 
 
-__all__ = ["ExpressionSyntaxError", "Term", "filtered_collection", "parse_expression"]
+def holds_collection_built(term: Term) -> bool:
+    """Whether ``term`` (through aliases and casts) is a collection built in the query."""
+    while term[0] in ("alias", "cast"):
+        term = term[1]
+    return term[0] == "fn" and term[1] in _COLLECTION_BUILDERS
+
+
+__all__ = [
+    "ExpressionSyntaxError",
+    "Term",
+    "filtered_collection",
+    "holds_collection_built",
+    "parse_expression",
+]

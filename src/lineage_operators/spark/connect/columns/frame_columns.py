@@ -41,19 +41,22 @@ def frame_column_lineage(  # noqa: PLR0917
     ids: Iterator[int],
     describe: bool = False,
     translator: Callable[..., Any] = translate,
+    optimized: bool = True,
 ) -> PlanColumnLineage | None:
     """The lineage of the written ``query``, or None (logged once per reason) when not translatable.
 
     ``inputs``: a read leaf (``SourceRead`` / ``TableRead``) -> the input relations it resolved to;
     ``output_names``: the written columns (the server's schema of the write), positional;
     ``describe``: descriptions wanted (the translated plan carries expression texts);
-    ``translator``: ``query`` -> its Translation (a MERGE's: :mod:`.sql_merge`).
+    ``translator``: ``query`` -> its Translation (a MERGE's: :mod:`.sql_merge`);
+    ``optimized``: False where the server runs a V1 CTAS: no filter of Spark's optimizer in the
+    translation, none emulated by the engine (``lineage_of_plan``).
     """
     from lineage_operators.column_lineage import lineage_of_plan
     from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable
 
     try:
-        translation = translator(query, leaf_schema, views, ids, describe)
+        translation = translator(query, leaf_schema, views, ids, describe, optimized=optimized)
     except Untranslatable as exc:
         log_once(
             log,
@@ -74,7 +77,7 @@ def frame_column_lineage(  # noqa: PLR0917
             len(output_names),
         )
         return None
-    lineage = lineage_of_plan(translation.plan, output_names)
+    lineage = lineage_of_plan(translation.plan, output_names, optimized)
     for item, idents in translation.leaves:
         for rel in inputs(item):
             rel.expr_ids = (*rel.expr_ids, *idents)

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lineage_operators.spark.connect.columns.expr_text import filtered_collection
+from lineage_operators.spark.connect.columns.expr_text import filtered_collection, holds_collection_built
 from lineage_operators.spark.connect.columns.plan_exprs import (
     AGGREGATES,
     LITERAL,
@@ -100,9 +100,15 @@ def _fields(schema_text: str | None) -> list[tuple[str, Any]]:
 
 class _Translator:
     def __init__(
-        self, leaf_schema: LeafSchema, views: Mapping[str, Any], ids: Iterator[int], describe: bool = False
+        self,
+        leaf_schema: LeafSchema,
+        views: Mapping[str, Any],
+        ids: Iterator[int],
+        describe: bool = False,
+        optimized: bool = True,
     ) -> None:
         self.describe = describe
+        self.optimized = optimized
         self.leaf_schema = leaf_schema
         self.views = views
         self.ids = ids
@@ -111,6 +117,7 @@ class _Translator:
         self.view_depth = 0
         self.references: dict[int, Any] = {}
         self.outer: list[list[Attr]] = []
+        self.built: set[int] = set()  # attributes holding a collection built in the query
 
     def scope(self, attrs: list[Attr]) -> Scope:
         outer = self.outer[-1] if self.outer else []
@@ -239,9 +246,38 @@ class _Translator:
             named = [pair for term in terms for pair in scope.named(term, aggregating=True)]
             plan = node("Aggregate", [child], groupingExpressions=[], aggregateExpressions=self._items(named))
             return plan, [attr for attr, _ in named]
+        return self._projection(self._generator_filters(child, scope, terms), self._named(scope, terms))
+
+    def _named(self, scope: Scope, terms: list[Any]) -> list[tuple[Attr, Json | None]]:
+        """The projected terms' attributes, noting those that hold a collection built in the query."""
+        named: list[tuple[Attr, Json | None]] = []
+        for term in terms:
+            pairs = scope.named(term)
+            if len(pairs) == 1 and self._holds_built(scope, term):
+                self.built.add(pairs[0][0].ident)
+            named.extend(pairs)
+        return named
+
+    def _holds_built(self, scope: Scope, term: Any) -> bool:
+        while term[0] in ("alias", "cast"):
+            term = term[1]
+        if term[0] == "col":
+            attr, nested = scope.lookup(term[1], term[2])
+            return not nested and attr.ident in self.built
+        return holds_collection_built(term)
+
+    def _generator_filters(self, child: Json, scope: Scope, terms: list[Any]) -> Json:
+        """The filter Spark's optimizer infers under a projected ``explode``/``posexplode``/``inline``
+        of a column (InferFiltersFromGenerate), as a ``Filter`` on that column: none for a generator
+        of an expression or of a column holding a collection built in the query, none where the
+        plan is read as analyzed (``optimized`` False: a V1 CTAS, the engine's ``lineage_of_plan``)."""
+        if not self.optimized:
+            return child
         for collection in filter(None, map(filtered_collection, terms)):
-            child = node("Filter", [child], condition=scope.render(collection))
-        return self._projection(child, [pair for term in terms for pair in scope.named(term)])
+            attr, nested = scope.lookup(collection[1], collection[2])
+            if not nested and attr.ident not in self.built:
+                child = node("Filter", [child], condition=scope.render(collection))
+        return child
 
     def _filter(self, rel: Any) -> tuple[Json, list[Attr]]:
         child, attrs = self.relation(rel.input)
@@ -409,9 +445,10 @@ class _Translator:
         child, attrs = self.relation(rel.input)
         scope = self.scope(attrs)
         named: list[tuple[Attr, Json | None]] = [(a, None) for a in attrs]
-        for alias in rel.aliases:
-            term = ("alias", term_of(alias.expr), tuple(alias.name))
-            for attr, rendered in scope.named(term):
+        terms = [("alias", term_of(alias.expr), tuple(alias.name)) for alias in rel.aliases]
+        child = self._generator_filters(child, scope, terms)
+        for term in terms:
+            for attr, rendered in self._named(scope, [term]):
                 at = next((i for i, (a, _) in enumerate(named) if a.name.lower() == attr.name.lower()), None)
                 if at is None:
                     named.append((attr, rendered))
@@ -472,15 +509,20 @@ def translate(
     views: Mapping[str, Any] | None = None,
     ids: Iterator[int] | None = None,
     describe: bool = False,
+    *,
+    optimized: bool = True,
 ) -> Translation:
     """The :class:`Translation` of a written query; raises :class:`Untranslatable`.
 
     ``views``: temp view name (lower case) -> the relation that defined it. ``ids``: where the
     attribute ids come from (the caller's counter, so ids stay unique in its execution).
     ``describe``: top expressions carry their ``sql()`` text (descriptions,
-    :mod:`~lineage_operators.spark.connect.columns.expr_sql`).
+    :mod:`~lineage_operators.spark.connect.columns.expr_sql`). ``optimized``: add the filters
+    Spark's optimizer infers (False where the server's plan is read as analyzed, a V1 CTAS).
     """
-    plan, output, leaves = translated(lambda t: t.relation(relation), leaf_schema, views, ids, describe)
+    plan, output, leaves = translated(
+        lambda t: t.relation(relation), leaf_schema, views, ids, describe, optimized=optimized
+    )
     return Translation(plan=plan, output=output, leaves=leaves)
 
 
@@ -490,13 +532,15 @@ def translated(
     views: Mapping[str, Any] | None = None,
     ids: Iterator[int] | None = None,
     describe: bool = False,
+    *,
+    optimized: bool = True,
 ) -> tuple[Json, list[Attr], list[tuple[Any, tuple[int, ...]]]]:
     """``build(translator)``'s plan and output, and the read leaves; errors as :class:`Untranslatable`
     (also for :mod:`~lineage_operators.spark.connect.columns.sql_merge`, which builds on two relations)."""
     from lineage_operators.spark.connect.columns.expr_sql import literals_kept
 
     counter = ids if ids is not None else itertools.count(1)
-    translator = _Translator(leaf_schema, views or {}, counter, describe)
+    translator = _Translator(leaf_schema, views or {}, counter, describe, optimized)
     try:
         with literals_kept(describe):
             plan, output = build(translator)

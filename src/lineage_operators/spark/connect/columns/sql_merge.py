@@ -127,9 +127,11 @@ def merge_translation(
     views: Mapping[str, Any] | None = None,
     ids: Iterator[int] | None = None,
     describe: bool = False,
+    *,
+    optimized: bool = True,
 ) -> Any:
     """The :class:`~.plan_translate.Translation` of a parsed MERGE (its output: the target's
-    columns); raises :class:`~.plan_exprs.Untranslatable`."""
+    columns); raises :class:`~.plan_exprs.Untranslatable`. ``optimized``: as ``translate``'s."""
     from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable, attr_json, node, term_of
     from lineage_operators.spark.connect.columns.plan_translate import Translation, translated
 
@@ -184,7 +186,7 @@ def merge_translation(
         )
         return rows, columns
 
-    plan, output, leaves = translated(build, leaf_schema, views, ids, describe)
+    plan, output, leaves = translated(build, leaf_schema, views, ids, describe, optimized=optimized)
     return Translation(plan=plan, output=output, leaves=leaves)
 
 

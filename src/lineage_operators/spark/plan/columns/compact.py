@@ -70,6 +70,12 @@ QUERY_COMMANDS: tuple[tuple[str, bool], ...] = (
     ("org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSourceV1", False),
 )
 
+#: Write commands whose query openlineage-spark reads as analyzed: a V1 CTAS (``CREATE TABLE ... AS
+#: SELECT``, ``saveAsTable``, ``writeTo().create()`` into the session catalog) holds its query outside
+#: its children, so the command's own execution never optimizes it; its lineage is read with
+#: ``optimized=False`` and replaces the nested insert's (column_lineage/merge.py).
+ANALYZED_QUERY_COMMANDS = frozenset({f"{_CMD}.CreateDataSourceTableAsSelectCommand"})
+
 #: Without the compact writer, plans reading more leaf columns than this get no column lineage (one
 #: log line). ``toJSON`` costs about 1 KiB of JSON and 0.1-0.2 ms (JVM + Python) per leaf column of
 #: a plan, plus a JVM heap of a few hundred bytes per JSON byte while json4s renders it: the
@@ -192,6 +198,8 @@ class PlanJsonReader:
         query_facts: str | None = None,
         execution: Any = None,
         rendered: str | None = None,
+        *,
+        optimized: bool = True,
     ) -> Any:
         """:class:`~lineage_operators.column_lineage.PlanColumnLineage` of a write, or None.
 
@@ -199,10 +207,11 @@ class PlanJsonReader:
         ``query_facts``: the text of :func:`_build_query_facts_fn` when already read (one call less);
         ``execution``: the ``QueryExecution`` when ``root`` is None: the plan writer then takes its
         analyzed plan JVM-side (one call less); ``rendered``: the one-call read's plan part, so
-        no call at all when it holds the JSON.
+        no call at all when it holds the JSON; ``optimized``: False for the commands of
+        :data:`ANALYZED_QUERY_COMMANDS` (the engine's ``lineage_of_plan``).
         """
         try:
-            return self._read(root, inputs, query_facts, execution, rendered)
+            return self._read(root, inputs, query_facts, execution, rendered, optimized=optimized)
         except Exception as exc:
             log_once(log, "read", logging.WARNING, "lineage capture: no column lineage: %s", describe(exc))
             return None
@@ -214,6 +223,8 @@ class PlanJsonReader:
         query_facts: str | None = None,
         execution: Any = None,
         rendered: str | None = None,
+        *,
+        optimized: bool = True,
     ) -> Any:
         leaf_columns = len({expr_id for rel in inputs for expr_id in rel.expr_ids})
         writer = compact_writer(self._t) if leaf_columns <= self._max_leaf_columns else None
@@ -259,7 +270,7 @@ class PlanJsonReader:
         try:
             from lineage_operators.column_lineage import lineage_of_plan
 
-            lineage = lineage_of_plan(text, names)
+            lineage = lineage_of_plan(text, names, optimized)
         except Exception as exc:
             log_once(
                 log,
