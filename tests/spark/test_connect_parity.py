@@ -151,6 +151,33 @@ def _failing(spark: Any, root: Path) -> None:
     ).write.mode("overwrite").parquet(str(root / "out_failed"))
 
 
+def _stream_setup(spark: Any, root: Path) -> None:
+    """Two files (a micro-batch of several files is named by their directory on both sides)."""
+    folder = root / "stream_in"
+    folder.mkdir(exist_ok=True)
+    for n in (1, 2):
+        (folder / f"part{n}.csv").write_text(f"{n},name{n}\n", encoding="utf-8")
+    shutil.rmtree(root / "stream_checkpoints", ignore_errors=True)
+    spark.sql(f"DROP TABLE IF EXISTS {DB}.streamed")
+
+
+def _stream(spark: Any, root: Path) -> None:
+    """A stream into a Parquet path and into a table: classic reads the micro-batches, Connect the
+    stream's start (its source and file sink)."""
+    source = spark.readStream.format("csv").schema("id INT, name STRING").load(str(root / "stream_in"))
+    for name, start in (
+        ("path", lambda writer: writer.format("parquet").start(str(root / "out_stream"))),
+        ("table", lambda writer: writer.toTable(f"{DB}.streamed")),
+    ):
+        writer = source.where("id > 0").selectExpr("id", "upper(name) AS name").writeStream
+        query = start(
+            writer.trigger(availableNow=True).option(
+                "checkpointLocation", str(root / "stream_checkpoints" / name)
+            )
+        )
+        query.awaitTermination()
+
+
 SCENARIOS = [
     Scenario("parquet", _parquet),
     Scenario("csv", _csv),
@@ -165,6 +192,7 @@ SCENARIOS = [
     Scenario("read_only_count", _count),
     Scenario("join_aggregate_written", _join_aggregate),
     Scenario("failing_task", _failing, fails=True),
+    Scenario("stream_file_sinks", _stream, setup=_stream_setup),
 ]
 
 

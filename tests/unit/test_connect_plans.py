@@ -103,6 +103,55 @@ def test_save_as_table_and_write_to() -> None:
     assert (plan.write.table, plan.write.mode, plan.write.v2) == ("cat.db.t", "create_or_replace", True)
 
 
+def _stream_start(**fields: Any) -> Any:
+    from pyspark.sql.connect.proto import commands_pb2
+
+    command = commands_pb2.Command()
+    start = command.write_stream_operation_start
+    start.input.CopyFrom(_join_of_reads())
+    start.input.join.left.read.is_streaming = True
+    for name, value in fields.items():
+        if name == "options":
+            start.options.update(value)
+        elif name in ("foreach_batch", "foreach_writer"):
+            getattr(start, name).python_function.command = b"f"
+        else:
+            setattr(start, name, value)
+    return read_plan(_request(command=command))
+
+
+@pytest.mark.parametrize(
+    ("fields", "target"),
+    [
+        ({"format": "parquet", "path": "/out"}, ("/out", None, "parquet")),
+        ({"format": "JSON", "options": {"path": "/opt"}}, ("/opt", None, "json")),
+        ({"path": "/default"}, ("/default", None, None)),  # the session's default source
+        ({"format": "parquet", "table_name": "db.sink"}, (None, "db.sink", "parquet")),
+        ({"table_name": "db.sink"}, (None, "db.sink", None)),
+        ({"format": "console"}, None),
+        ({"format": "memory", "query_name": "q"}, None),
+        ({"format": "kafka", "options": {"path": "/not-a-file-sink"}}, None),
+        ({"format": "parquet", "path": "/out", "foreach_batch": True}, None),
+        ({"foreach_writer": True}, None),
+    ],
+)
+def test_stream_start_reads_its_source_and_names_a_file_sink(
+    fields: dict[str, Any], target: tuple[str | None, str | None, str | None] | None
+) -> None:
+    """A stream's start: what it reads, always; what it writes only for a file sink (path or
+    ``toTable``), appended to by every micro-batch. Other sinks write nothing a client sees."""
+    plan = _stream_start(**fields)
+    assert plan.kind == "stream"
+    assert [type(read).__name__ for read in plan.reads] == ["SourceRead", "TableRead"]
+    assert plan.query is not None
+    if target is None:
+        assert plan.write is None
+        return
+    assert plan.write is not None
+    assert (plan.write.path, plan.write.table, plan.write.source) == target
+    assert (plan.write.mode, plan.write.v2) == ("append", False)
+
+
 def test_sql_command_and_temp_view() -> None:
     from pyspark.sql.connect.proto import commands_pb2
 

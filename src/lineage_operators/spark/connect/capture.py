@@ -24,6 +24,7 @@ How it works:
   REPLACE, ``saveAsTable`` overwrite...) is held on the task's thread, before it is sent, until the
   plans that ran before it are resolved (their tables still exist); a DROP of a table this capture
   has not seen also reads the table's catalog entry then (read only: it changes nothing that runs).
+  So is a stream's start into a table (``toTable``): whether the table exists yet.
 * ``timeout`` is the operator's ``capture_timeout`` (as for a classic session): the most capture
   adds to the task, at ``stop()`` / ``snapshot()`` waiting for what is still unresolved, and per
   held statement. What is not resolved by then is left without lineage, with one warning.
@@ -89,6 +90,14 @@ def _destructive(request: Any) -> bool:
     if which == "write_operation_v2":
         return command.write_operation_v2.mode in (5, 6)  # replace, create or replace
     return False
+
+
+def _stream_table(request: Any) -> str | None:
+    """The table a stream's start writes into (``toTable``), if it is one."""
+    command = request.plan.command if request.plan.WhichOneof("op_type") == "command" else None
+    if command is None or command.WhichOneof("command_type") != "write_stream_operation_start":
+        return None
+    return str(command.write_stream_operation_start.table_name) or None
 
 
 class SparkConnectLineageCapture(PlanListener):
@@ -208,7 +217,15 @@ class SparkConnectLineageCapture(PlanListener):
                 return  # a retry of a request already recorded
             self._operations.add(request.operation_id)
             self._requests.append(request)
-        if self._hold_timed_out or self._resolver is None or not _destructive(request):
+        if self._hold_timed_out or self._resolver is None:
+            return
+        table = _stream_table(request)
+        if table is not None:  # does it exist yet? (held, as a DROP below: read before it is sent)
+            resolver, operation = self._resolver, request.operation_id
+            if not self._bounded(lambda: resolver.before_stream(operation, table)):
+                self._hold_timed_out = True
+            return
+        if not _destructive(request):
             return
         # Hold the statement (not sent yet) while what ran before it is resolved, its tables still
         # there; a DROP also reads the catalog entry of a table this capture has not seen.

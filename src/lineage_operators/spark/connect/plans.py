@@ -9,7 +9,8 @@ joins, unions, subquery expressions or ``with_relations`` are all found:
 * ``SQL`` relations -> their text (parsed later by :mod:`~lineage_operators.spark.connect.sql`).
 
 Commands: ``WriteOperation`` (path or table, save mode, format, options), ``WriteOperationV2``
-(``writeTo``), ``SqlCommand`` (``spark.sql``) and ``CreateDataFrameViewCommand`` (temp views, so a
+(``writeTo``), ``WriteStreamOperationStart`` (a stream's start: what it reads, and the path or table
+of a file sink), ``SqlCommand`` (``spark.sql``) and ``CreateDataFrameViewCommand`` (temp views, so a
 later SQL statement naming the view resolves to what the view reads).
 """
 
@@ -65,7 +66,7 @@ class WriteTarget:
     source: str | None = None
     path: str | None = None
     table: str | None = None
-    save_method: str | None = None  # save_as_table / insert_into (v1 table writes)
+    save_method: str | None = None  # save_as_table / insert_into (v1 table writes), to_table (a stream's)
     options: Mapping[str, str] = field(default_factory=dict)
     partitioned: bool = False  # partitionBy / bucketBy / clusterBy: files' layout differs from rows
 
@@ -75,7 +76,7 @@ class ConnectPlan:
     """One request: what it reads, and what its command (if any) writes."""
 
     operation_id: str
-    kind: str  # query / write / sql / view / other
+    kind: str  # query / write / stream / sql / view / other
     reads: list[SourceRead | TableRead] = field(default_factory=list)
     sql: list[str] = field(default_factory=list)  # SQL relation texts inside the relation tree
     write: WriteTarget | None = None
@@ -114,10 +115,13 @@ def _relations(message: Any) -> Iterator[Any]:
 
 
 def _leaf_relation(read: Any) -> Any:
+    """The read alone, for the server's analysis: as a batch read (a stream's source has the same
+    schema and files, and the server lists files or plans a query of a batch read only)."""
     from pyspark.sql.connect.proto import relations_pb2
 
     relation = relations_pb2.Relation()
     relation.read.CopyFrom(read)
+    relation.read.is_streaming = False
     return relation
 
 
@@ -182,6 +186,43 @@ def _write_target(write: Any) -> WriteTarget:
     )
 
 
+#: Stream sinks that write files (``FileStreamSink``): the only ones a classic capture reports too.
+_FILE_SINKS = frozenset({"parquet", "orc", "json", "csv", "text", "avro"})
+
+
+def _stream_target(start: Any) -> WriteTarget | None:
+    """Where a stream's file sink writes: ``start(path)`` / ``option("path")`` or ``toTable``.
+
+    Every micro-batch appends. Other sinks (console, memory, Kafka, ``foreach``/``foreachBatch``) write
+    no dataset a client can see: ``foreachBatch`` runs on the server, its own writes unseen here. No
+    format is the session's default source (a file format unless changed), as for a batch write.
+    """
+    if start.HasField("foreach_writer") or start.HasField("foreach_batch"):
+        return None
+    options = dict(start.options)
+    fmt = start.format.lower() or None
+    if start.table_name:
+        return WriteTarget(
+            v2=False,
+            mode="append",
+            source=fmt,
+            table=start.table_name,
+            save_method="to_table",
+            options=options,
+        )
+    path = start.path or options.get("path")
+    if not path or (fmt is not None and fmt not in _FILE_SINKS):
+        return None
+    return WriteTarget(
+        v2=False,
+        mode="append",
+        source=fmt,
+        path=path,
+        options=options,
+        partitioned=bool(start.partitioning_column_names),
+    )
+
+
 def _write_v2_target(write: Any) -> WriteTarget:
     return WriteTarget(
         v2=True,
@@ -211,6 +252,9 @@ def read_plan(request: Any) -> ConnectPlan:
     elif which == "write_operation_v2":
         plan.kind, plan.write = "write", _write_v2_target(command.write_operation_v2)
         plan.query = command.write_operation_v2.input
+    elif which == "write_stream_operation_start":
+        start = command.write_stream_operation_start
+        plan.kind, plan.write, plan.query = "stream", _stream_target(start), start.input
     elif which == "sql_command":
         sql = command.sql_command
         plan.kind = "sql"

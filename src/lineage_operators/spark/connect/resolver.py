@@ -70,6 +70,8 @@ class ConnectResolver:
     tables: TableMemory = field(default_factory=TableMemory)
     #: operation id of a DROP -> catalog entries of its tables, read before it ran.
     dropping: dict[str, dict[str, TableInfo]] = field(default_factory=dict)
+    #: operation ids of stream starts into a table that did not exist before them.
+    stream_creates: set[str] = field(default_factory=set)
     #: Column lineage of DataFrame writes (off when the task turned column lineage off).
     frame_columns: bool = True
     #: Column lineage descriptions (column_lineage_descriptions): translated plans carry texts.
@@ -160,6 +162,14 @@ class ConnectResolver:
                 found[table.qualified] = info
         if found:
             self.dropping[operation_id] = found
+
+    def before_stream(self, operation_id: str, table: str) -> None:
+        """Does the table a stream is about to start into exist? ``toTable`` creates it when not,
+        and a classic session then reports the stream's table as created."""
+        try:
+            self.lookups.describe(table)
+        except Exception:
+            self.stream_creates.add(operation_id)
 
     def prefetch(self, plans: list[ConnectPlan], workers: int = 4) -> None:
         """Ask the server, concurrently, the ``AnalyzePlan`` questions the plans will need.
@@ -444,7 +454,7 @@ class ConnectResolver:
         except Exception as exc:
             log.debug("lineage capture: written query has no schema: %s", type(exc).__name__)
         if write.table:
-            return self._table_write(write, schema, succeeded)
+            return self._table_write(write, schema, succeeded, operation_id)
         fmt = self._format(write.source)
         if fmt == "jdbc":
             options = {k.lower(): v for k, v in write.options.items()}
@@ -467,9 +477,13 @@ class ConnectResolver:
             )
         ]
 
-    def _table_write(self, write: WriteTarget, schema: str | None, succeeded: bool) -> list[RelationFacts]:
+    def _table_write(
+        self, write: WriteTarget, schema: str | None, succeeded: bool, operation_id: str
+    ) -> list[RelationFacts]:
         assert write.table is not None
-        if write.v2:
+        if write.save_method == "to_table":  # a stream's table, created by the stream's start when new
+            lifecycle = "CREATE" if operation_id in self.stream_creates else None
+        elif write.v2:
             lifecycle = {
                 "create": "CREATE",
                 "replace": "OVERWRITE",
