@@ -367,7 +367,6 @@ class ConnectResolver:
     ) -> Any:
         """The written DataFrame's column lineage (classic rules over the translated plan), or None;
         ``optimized``: False for a V1 CTAS (:func:`_runs_v1_ctas`)."""
-        from lineage_operators.spark.connect.columns.frame_columns import frame_column_lineage
         from lineage_operators.spark.connect.columns.sql_columns import column_names
 
         write = plan.write
@@ -377,22 +376,12 @@ class ConnectResolver:
         if write.save_method == "insert_into" and write.table:  # by position, the table's names
             schema = self.lookups.table_schema(write.table)
         names = column_names(schema)
-        return frame_column_lineage(
-            plan.query,
-            self._leaf_schema,
-            self._views,
-            rels_of,
-            names,
-            self._ids,
-            self.describe,
-            optimized=optimized,
-        )
+        return self._translated(plan.query, rels_of, names, optimized=optimized)
 
     def _select_columns(self, text: str, output: RelationFacts, rels_of: Any, optimized: bool = True) -> Any:
         """Column lineage of a SQL statement's query by the classic rules (parsed into Relations,
         :mod:`~lineage_operators.spark.connect.columns.sql_relation`), or None (logged at debug,
         with why: the statement keeps openlineage-sql's lineage)."""
-        from lineage_operators.spark.connect.columns.frame_columns import frame_column_lineage
         from lineage_operators.spark.connect.columns.sql_columns import column_names
         from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
 
@@ -409,21 +398,19 @@ class ConnectResolver:
             if names is None:
                 return None
             relation = _insert_columns(relation, query.columns, names)
+        return self._translated(relation, rels_of, names, optimized=optimized)
+
+    def _translated(self, relation: Any, rels_of: Any, names: list[str] | None, **how: Any) -> Any:
+        """Column lineage of a translated relation (:mod:`~.columns.frame_columns`), by the classic rules."""
+        from lineage_operators.spark.connect.columns.frame_columns import frame_column_lineage
+
         return frame_column_lineage(
-            relation,
-            self._leaf_schema,
-            self._views,
-            rels_of,
-            names,
-            self._ids,
-            self.describe,
-            optimized=optimized,
+            relation, self._leaf_schema, self._views, rels_of, names, self._ids, self.describe, **how
         )
 
     def _merge_columns(self, text: str, names: list[str] | None, rels_of: Any) -> Any:
         """A ``MERGE INTO``'s column lineage as a classic session's Delta MERGE gets it
         (:mod:`~lineage_operators.spark.connect.columns.sql_merge`), or None (logged at debug)."""
-        from lineage_operators.spark.connect.columns.frame_columns import frame_column_lineage
         from lineage_operators.spark.connect.columns.sql_merge import merge_translation, parse_merge
         from lineage_operators.spark.connect.columns.sql_relation import Unsupported
 
@@ -432,16 +419,7 @@ class ConnectResolver:
         except Unsupported as exc:
             log.debug("lineage capture: SQL column lineage from openlineage-sql: %s", exc)
             return None
-        return frame_column_lineage(
-            merge,
-            self._leaf_schema,
-            self._views,
-            rels_of,
-            names,
-            self._ids,
-            self.describe,
-            translator=merge_translation,
-        )
+        return self._translated(merge, rels_of, names, translator=merge_translation)
 
     # -- outputs -----------------------------------------------------------------------------
 
