@@ -26,15 +26,14 @@ def _parent(location: str) -> str:
 def name_helper_reads(executions: list[Any]) -> None:
     """Pure over ``ExecutionFacts``: in place, the folder input of an RDD job without outputs
     becomes the files of that folder the task's executions read as single files."""
-    files: dict[str, list[str]] = {}
+    files: dict[str, dict[str, None]] = {}  # folder -> its files read, in order (a dict: 100,000 reads
+    # of one table's partitions, all in one folder, took minutes with a list's membership test)
     for execution in executions:
         if execution.func_name == RDD_JOB:
             continue
         for rel in execution.inputs:
             if rel.location and rel.table is None and rel.jdbc_url is None:
-                found = files.setdefault(_parent(rel.location), [])
-                if rel.location not in found:
-                    found.append(rel.location)
+                files.setdefault(_parent(rel.location), {})[rel.location] = None
     for execution in executions:
         if execution.func_name != RDD_JOB or execution.outputs:
             continue
