@@ -149,7 +149,7 @@ def test_stream_start_reads_its_source_and_names_a_file_sink(
         return
     assert plan.write is not None
     assert (plan.write.path, plan.write.table, plan.write.source) == target
-    assert (plan.write.mode, plan.write.v2) == ("append", False)
+    assert (plan.write.mode, plan.write.v2, plan.write.stream) == ("append", False, True)
 
 
 def test_sql_command_and_temp_view() -> None:

@@ -69,6 +69,7 @@ class WriteTarget:
     save_method: str | None = None  # save_as_table / insert_into (v1 table writes), to_table (a stream's)
     options: Mapping[str, str] = field(default_factory=dict)
     partitioned: bool = False  # partitionBy / bucketBy / clusterBy: files' layout differs from rows
+    stream: bool = False  # a stream's file sink (its micro-batches append)
 
 
 @dataclass
@@ -209,6 +210,7 @@ def _stream_target(start: Any) -> WriteTarget | None:
             table=start.table_name,
             save_method="to_table",
             options=options,
+            stream=True,
         )
     path = start.path or options.get("path")
     if not path or (fmt is not None and fmt not in _FILE_SINKS):
@@ -220,6 +222,7 @@ def _stream_target(start: Any) -> WriteTarget | None:
         path=path,
         options=options,
         partitioned=bool(start.partitioning_column_names),
+        stream=True,
     )
 
 

@@ -449,7 +449,8 @@ class ConnectResolver:
             RelationFacts(
                 location=write.path,
                 schema_text=schema,
-                file_format=fmt if fmt in _FILE_FORMATS else None,
+                # a stream's path: no format, as a classic session (the sink keeps it private)
+                file_format=fmt if fmt in _FILE_FORMATS and not write.stream else None,
                 provider=fmt if fmt == "delta" else None,
                 lifecycle="OVERWRITE" if write.mode == "overwrite" else None,
             )
