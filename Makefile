@@ -22,7 +22,15 @@ pyspark_wheels = bash scripts/pyspark_wheels.sh $(PY) $(1)
 LOWEST_PYSPARK := 4.0.0
 LOWEST_SPARK_PYSPARK := 3.5.0
 
-.PHONY: setup demo docs test test-main test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer test-peer-lakehouse peer lint bench services spark-only-env spark-provider-env clean test-envs
+# The tests' Spark JVMs (drivers and the Connect server: whatever pyspark's spark-submit launches, in the tests'
+# processes and in the Airflow tasks they start) compile with C1 only and collect with the serial collector:
+# JVMs that live seconds to minutes spend much of their CPU in the C2 compiler's and G1's threads, and
+# `make test` keeps both cores busy. Measured on the Spark tests: 30% less CPU; system tests 20%, Delta 26%
+# (docs/contributing.md). Test targets only: `make bench` and `make demo` run the JVM's defaults.
+TEST_JAVA_OPTS ?= -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+test test-% peer: export SPARK_SUBMIT_OPTS := $(strip $(filter-out $(TEST_JAVA_OPTS),$(SPARK_SUBMIT_OPTS)) $(TEST_JAVA_OPTS))
+
+.PHONY: setup demo docs test test-main test-benchmarks test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer test-peer-lakehouse peer lint bench services spark-only-env spark-provider-env clean test-envs jars
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -64,7 +72,8 @@ spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 # versions) and the browser view. `make test-lowest LOWEST_TESTS="tests/spark tests/system"` runs everything
 # (Spark tests first, as in `make test`: their shared session must be the first one of the process).
 LOWEST_TESTS ?= tests/system --ignore=tests/system/test_without_openlineage.py --ignore=tests/system/test_lineage_view.py \
-	--deselect=tests/system/test_unmodified_tasks_cli.py::test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider
+	--deselect=tests/system/test_unmodified_tasks_cli.py::test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider \
+	$(LOG_MASKING_ELSEWHERE)
 
 $(LOWEST_VENV)/.installed: pyproject.toml $(VENV)/.installed
 	@rm -rf $(LOWEST_VENV)
@@ -104,6 +113,13 @@ LINE_SPARK_TESTS ?= tests/spark/test_capture_files.py tests/spark/test_capture_l
 	tests/spark/test_plan_batch_parity.py tests/spark/test_execution_queue.py tests/spark/test_capture_streaming.py \
 	tests/spark/test_quality_observe.py
 LINE_SYSTEM_TESTS ?= tests/system/test_example_dags.py tests/system/test_one_process.py tests/system/test_data_quality.py
+# Two one-process tests run at the two ends rather than on every line (each line still runs mixed tasks in one
+# `airflow dags test` process): the same tasks through dag.test() at Airflow's two bounds (the main suite and
+# `make test-lowest`), and the masking of Spark's own log4j lines at pyspark's two ends (the main suite, 4.3, and
+# `make test-lowest-spark`, 3.5.0).
+ONE_PROCESS := tests/system/test_one_process.py
+DAG_TEST_ELSEWHERE := --deselect=$(ONE_PROCESS)::test_mixed_tasks_in_dag_test_keep_their_own_lineage
+LOG_MASKING_ELSEWHERE := --deselect=$(ONE_PROCESS)::test_spark_log_lines_of_a_session_the_operator_launched_are_masked
 LINE_TESTS ?= $(LINE_SPARK_TESTS) $(LINE_SYSTEM_TESTS)
 CONNECT_SPARK_TESTS ?= tests/spark/test_connect_capture.py tests/spark/test_connect_parity.py \
 	tests/spark/test_connect_column_lineage.py
@@ -113,7 +129,8 @@ comma := ,
 is_connect_line = $(filter $(1),$(CONNECT_LINES))
 line_extras = spark$(comma)openlineage$(if $(call is_connect_line,$(1)),$(comma)connect)
 line_tests = $(LINE_SPARK_TESTS) $(if $(call is_connect_line,$(1)),$(CONNECT_SPARK_TESTS)) \
-	$(if $(filter $(1),$(SYSTEM_TESTS_ELSEWHERE)),,$(LINE_SYSTEM_TESTS) $(if $(call is_connect_line,$(1)),$(CONNECT_SYSTEM_TESTS)))
+	$(if $(filter $(1),$(SYSTEM_TESTS_ELSEWHERE)),,$(LINE_SYSTEM_TESTS) $(if $(call is_connect_line,$(1)),$(CONNECT_SYSTEM_TESTS)) \
+	$(DAG_TEST_ELSEWHERE) $(LOG_MASKING_ELSEWHERE))
 
 .venv-spark-%/.installed: pyproject.toml $(VENV)/.installed
 	@test -x .venv-spark-$*/bin/python || $(UV) venv --quiet --python $(PY) .venv-spark-$*
@@ -142,14 +159,14 @@ $(LOWEST_SPARK_VENV)/.installed: pyproject.toml $(VENV)/.installed
 
 test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed $(SERVICES)
 	$(UV) pip list --python $(LOWEST_SPARK_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-openlineage |openlineage-python |pyspark )"
-	$(SPEC_ENV) $(LOWEST_SPARK_VENV)/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_SYSTEM_TESTS)
+	$(SPEC_ENV) $(LOWEST_SPARK_VENV)/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_SYSTEM_TESTS) $(DAG_TEST_ELSEWHERE)
 
 # Apache Iceberg on every Spark line it publishes a runtime for (ICEBERG_LINES): its official runtime jar, pinned and
 # verified, fetched with mvn into ~/.cache/lineage-operators/maven (tests/support/maven_jars.py, test-only), then
 # tests/iceberg runs in a pytest process of its own per line: the jar must be on the classpath when its JVM starts.
 ICEBERG_LINES := 3.5 4.0 4.1
 
-test-iceberg-%: .venv-spark-%/.installed $(SERVICES)
+test-iceberg-%: .venv-spark-%/.installed jars $(SERVICES)
 	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider -rs --durations=5 tests/iceberg
 
 test-iceberg: $(addprefix test-iceberg-,$(ICEBERG_LINES))
@@ -158,7 +175,7 @@ test-iceberg: $(addprefix test-iceberg-,$(ICEBERG_LINES))
 # and verified like the Iceberg runtime; tests/delta runs in a pytest process of its own per line for the same reason.
 DELTA_LINES := 3.5 4.0 4.1
 
-test-delta-%: .venv-spark-%/.installed $(SERVICES)
+test-delta-%: .venv-spark-%/.installed jars $(SERVICES)
 	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 tests/delta
 
 test-delta: $(addprefix test-delta-,$(DELTA_LINES))
@@ -173,8 +190,10 @@ PEER_REPORT_DIR ?= .build/peer
 peer_python = $(if $(filter newest,$(1)),$(PY),.venv-spark-$(1)/bin/python)
 peer_venv = $(if $(filter newest,$(1)),$(VENV)/.installed,.venv-spark-$(1)/.installed)
 
-test-peer-%: setup $(SERVICES)
-	@$(MAKE) --no-print-directory $(call peer_venv,$*)
+# The line's environment is a prerequisite (expanded a second time, once the stem is known), not a nested make: the
+# parallel `make test` builds each environment once, whichever suite needs it first.
+.SECONDEXPANSION:
+test-peer-%: $$(call peer_venv,$$*) jars $(SERVICES)
 	$(SPEC_ENV) $(call peer_python,$*) -m pytest -p no:cacheprovider --durations=3 tests/peer --ignore=tests/peer/lakehouse $(PEER_ARGS)
 
 test-peer: $(addprefix test-peer-,$(PEER_TEST_LINES))
@@ -184,7 +203,7 @@ test-peer: $(addprefix test-peer-,$(PEER_TEST_LINES))
 LAKEHOUSE_PEER_LINES := 3.5 4.1
 LAKEHOUSE_PEER_TEST_LINES := 3.5 4.1
 
-test-peer-lakehouse-%: .venv-spark-%/.installed
+test-peer-lakehouse-%: .venv-spark-%/.installed jars
 	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=3 tests/peer/lakehouse $(PEER_ARGS)
 
 test-peer-lakehouse: $(addprefix test-peer-lakehouse-,$(LAKEHOUSE_PEER_TEST_LINES))
@@ -203,19 +222,25 @@ demo: setup
 	$(PY) scripts/demo.py
 
 # The main suite and the other environments' suites run TEST_JOBS at a time (each pytest process has its own
-# PostgreSQL, Airflow home, Spark and Connect server; their output is printed per suite when it ends). The
-# environments and test-only jars are made first, one at a time, so that no two jobs build the same one.
+# PostgreSQL, Airflow home, Spark and Connect server; their output is printed per suite when it ends). The main
+# suite's environments are made before, the others' as prerequisites of their suites: the main suite starts at
+# once and the other job builds each environment (and fetches the jars) once, just before the first suite that
+# needs it, beside the main suite's tests (downloads and unpacking, little CPU).
 # make starts the suites in the order SUITES lists them only when none waits on a target still to run: the
 # suites' `services` prerequisite (a phony target, run again by every make) is emptied in that call
 # (SERVICES=, `test` ran it once), or make starts whichever suite is ready first and the main suite, the
 # longest, could start last with the other job idle at the end. Longest first (times: docs/contributing.md).
 TEST_JOBS ?= 2
 SERVICES := services
-SUITES := test-main test-lowest test-spark-4.1 test-delta-4.1 test-spark-4.0 test-delta-4.0 test-delta-3.5 \
+SUITES := test-main test-lowest test-spark-4.1 test-benchmarks test-delta-4.1 test-spark-4.0 test-delta-4.0 test-delta-3.5 \
 	test-lowest-spark test-peer-newest test-peer-3.5 test-peer-lakehouse-4.1 test-peer-lakehouse-3.5 \
 	test-iceberg-4.1 test-iceberg-4.0 test-iceberg-3.5 test-spark-3.5
 
-test-envs: $(LOWEST_VENV)/.installed $(LOWEST_SPARK_VENV)/.installed $(foreach l,$(SPARK_LINES),.venv-spark-$(l)/.installed)
+test-envs: $(LOWEST_VENV)/.installed $(LOWEST_SPARK_VENV)/.installed $(foreach l,$(SPARK_LINES),.venv-spark-$(l)/.installed) jars
+
+# The pinned test-only jars (tests/support/maven_jars.py: Delta, Iceberg, openlineage-spark), fetched and verified
+# once, before the first suite that puts them on a JVM's classpath.
+jars: setup
 	$(PY) -m tests.support.maven_jars --all > /dev/null
 
 # The docs site (docs/: MyST pages, autodoc of the public API) with warnings as errors, read afresh (-E) so
@@ -224,13 +249,20 @@ docs: setup
 	$(VENV)/bin/sphinx-build -W --keep-going -E -q -b html docs .build/docs
 
 test: setup spark-only-env spark-provider-env services docs
-	$(MAKE) test-envs
 	$(MAKE) -j$(TEST_JOBS) --output-sync=target SERVICES= $(SUITES)
 
-# The main suite (everything but the other environments' suites), on the default environment.
+# The main suite (everything but the other environments' suites and the benchmarks' smoke test), on the default
+# environment.
+BENCHMARK_TESTS := tests/unit/test_benchmarks_smoke.py
 test-main: setup spark-only-env spark-provider-env $(SERVICES)
 	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
-	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --durations=15 --ignore=tests/peer
+	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --durations=15 \
+	--ignore=tests/peer --ignore=$(BENCHMARK_TESTS)
+
+# Every benchmark once at a tiny size (tests/unit/test_benchmarks_smoke.py: the figures come out, nothing is
+# recorded), a suite of its own beside the main one: ~8 minutes of child processes.
+test-benchmarks: setup $(SERVICES)
+	$(SPEC_ENV) $(PY) -m pytest -p no:cacheprovider --durations=3 $(BENCHMARK_TESTS)
 
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks example_dags scripts $(wildcard docs/*.py)

@@ -3,11 +3,14 @@ process, only configuration added, the real provider forking its extractor child
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,30 @@ def _airflow(python: Path, args: list[str], env: dict[str, str]) -> subprocess.C
     )
 
 
+#: python -> an ``airflow db migrate``-d SQLite database of its environment, made once per pytest process
+#: and copied into each new Airflow home (a migration costs ~10 s of CPU; the copy none).
+_MIGRATED: dict[Path, Path] = {}
+
+
+def _migrated_database(python: Path, env: dict[str, str], home: Path) -> None:
+    """``home/airflow.db``: a copy of ``python``'s migrated database, migrated on the first call."""
+    template = _MIGRATED.get(python)
+    if template is None:
+        folder = Path(tempfile.mkdtemp(prefix="airflow-db-template-"))
+        atexit.register(shutil.rmtree, folder, True)
+        template = folder / "airflow.db"
+        migrating = {
+            **env,
+            "AIRFLOW_HOME": str(folder),
+            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{template}",
+        }
+        migrated = _airflow(python, ["db", "migrate"], migrating)
+        assert migrated.returncode == 0, migrated.stderr[-3000:]
+        _MIGRATED[python] = template
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(template, home / "airflow.db")
+
+
 def airflow_dags_test(
     python: Path,
     dag_id: str,
@@ -41,7 +68,7 @@ def airflow_dags_test(
     dag_files: tuple[Path, ...] = (),
     airflow_env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """``airflow db migrate`` + ``airflow dags test`` (or, with ``harness``, the harness's ``run_dag``,
+    """A migrated database + ``airflow dags test`` (or, with ``harness``, the harness's ``run_dag``,
     i.e. ``dag.test()``) in ``python``'s environment, only configuration added; the events.
     The output is kept in ``tmp_path / "airflow-dags-test.log"``."""
     home, dags = tmp_path / "home", tmp_path / "dags"
@@ -64,8 +91,7 @@ def airflow_dags_test(
     env.update({k: v for k, v in transport_env(events_path).items() if v is not None})
     env.update(airflow_env or {})
 
-    migrated = _airflow(python, ["db", "migrate"], env)
-    assert migrated.returncode == 0, migrated.stderr[-3000:]
+    _migrated_database(python, env, home)
     if harness:
         ran = subprocess.run(
             [str(python), str(Path(__file__).parent / "run_dag_test_in_env.py"), dag_id, str(events_path)],

@@ -7,6 +7,7 @@ would silently stop running it.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -36,7 +37,7 @@ def _variable(tmp_path: Path, name: str) -> list[str]:
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_suites_lists_every_line_suite_once_the_main_suite_first(tmp_path: Path) -> None:
     suites = _variable(tmp_path, "SUITES")
-    expected = {"test-main", "test-lowest", "test-lowest-spark"}
+    expected = {"test-main", "test-benchmarks", "test-lowest", "test-lowest-spark"}
     for kind, lines in (
         ("spark", "SPARK_LINES"),
         ("iceberg", "ICEBERG_LINES"),
@@ -58,3 +59,47 @@ def test_make_test_runs_the_suites_without_a_phony_prerequisite(tmp_path: Path) 
     assert recipe, done.stdout[-2000:]
     assert "SERVICES= " in recipe[-1]
     assert recipe[-1].split("SERVICES= ", 1)[1].split() == _variable(tmp_path, "SUITES")
+
+
+def _dry_run(target: str) -> str:
+    done = subprocess.run(
+        ["make", "-n", target, "SERVICES="], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    return done.stdout.replace("\\\n", " ")  # a recipe's continued lines as one
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_the_benchmarks_smoke_test_runs_in_its_own_suite_only() -> None:
+    """Beside the main suite, not in it: the main suite is the longest and starts first."""
+    smoke = "tests/unit/test_benchmarks_smoke.py"
+    main = [line for line in _dry_run("test-main").splitlines() if "-m pytest" in line]
+    benchmarks = [line for line in _dry_run("test-benchmarks").splitlines() if "-m pytest" in line]
+    assert main
+    assert f"--ignore={smoke}" in main[-1]
+    assert benchmarks
+    assert benchmarks[-1].split()[-1] == smoke
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_test_jvms_get_the_short_lived_flags_and_benchmarks_do_not(tmp_path: Path) -> None:
+    """SPARK_SUBMIT_OPTS (read by spark-submit for the driver's JVM) holds TEST_JAVA_OPTS in the test
+    targets, added to the user's own options once, and is left alone by `make bench`."""
+    extra = tmp_path / "probe.mk"
+    extra.write_text("test-probe bench-probe:\n\t@echo [$$SPARK_SUBMIT_OPTS]\n")
+    flags = " ".join(_variable(tmp_path, "TEST_JAVA_OPTS"))
+    assert "-XX:TieredStopAtLevel=1" in flags
+
+    def probe(target: str, user: str) -> str:
+        done = subprocess.run(
+            ["make", "--no-print-directory", "-s", "-f", "Makefile", "-f", str(extra), target],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "SPARK_SUBMIT_OPTS": user},
+        )
+        return done.stdout.strip()
+
+    assert probe("test-probe", "") == f"[{flags}]"
+    assert probe("test-probe", f"-Dmine=1 {flags}") == f"[-Dmine=1 {flags}]"
+    assert probe("bench-probe", "-Dmine=1") == "[-Dmine=1]"
