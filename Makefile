@@ -166,7 +166,7 @@ test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed $(SERVICES)
 # tests/iceberg runs in a pytest process of its own per line: the jar must be on the classpath when its JVM starts.
 ICEBERG_LINES := 3.5 4.0 4.1
 
-test-iceberg-%: .venv-spark-%/.installed jars $(SERVICES)
+test-iceberg-%: .venv-spark-%/.installed $(JARS) $(SERVICES)
 	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider -rs --durations=5 tests/iceberg
 
 test-iceberg: $(addprefix test-iceberg-,$(ICEBERG_LINES))
@@ -175,7 +175,7 @@ test-iceberg: $(addprefix test-iceberg-,$(ICEBERG_LINES))
 # and verified like the Iceberg runtime; tests/delta runs in a pytest process of its own per line for the same reason.
 DELTA_LINES := 3.5 4.0 4.1
 
-test-delta-%: .venv-spark-%/.installed jars $(SERVICES)
+test-delta-%: .venv-spark-%/.installed $(JARS) $(SERVICES)
 	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 tests/delta
 
 test-delta: $(addprefix test-delta-,$(DELTA_LINES))
@@ -193,7 +193,7 @@ peer_venv = $(if $(filter newest,$(1)),$(VENV)/.installed,.venv-spark-$(1)/.inst
 # The line's environment is a prerequisite (expanded a second time, once the stem is known), not a nested make: the
 # parallel `make test` builds each environment once, whichever suite needs it first.
 .SECONDEXPANSION:
-test-peer-%: $$(call peer_venv,$$*) jars $(SERVICES)
+test-peer-%: $$(call peer_venv,$$*) $(JARS) $(SERVICES)
 	$(SPEC_ENV) $(call peer_python,$*) -m pytest -p no:cacheprovider --durations=3 tests/peer --ignore=tests/peer/lakehouse $(PEER_ARGS)
 
 test-peer: $(addprefix test-peer-,$(PEER_TEST_LINES))
@@ -203,7 +203,7 @@ test-peer: $(addprefix test-peer-,$(PEER_TEST_LINES))
 LAKEHOUSE_PEER_LINES := 3.5 4.1
 LAKEHOUSE_PEER_TEST_LINES := 3.5 4.1
 
-test-peer-lakehouse-%: .venv-spark-%/.installed jars
+test-peer-lakehouse-%: .venv-spark-%/.installed $(JARS)
 	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=3 tests/peer/lakehouse $(PEER_ARGS)
 
 test-peer-lakehouse: $(addprefix test-peer-lakehouse-,$(LAKEHOUSE_PEER_TEST_LINES))
@@ -222,16 +222,17 @@ demo: setup
 	$(PY) scripts/demo.py
 
 # The main suite and the other environments' suites run TEST_JOBS at a time (each pytest process has its own
-# PostgreSQL, Airflow home, Spark and Connect server; their output is printed per suite when it ends). The main
-# suite's environments are made before, the others' as prerequisites of their suites: the main suite starts at
-# once and the other job builds each environment (and fetches the jars) once, just before the first suite that
-# needs it, beside the main suite's tests (downloads and unpacking, little CPU).
+# PostgreSQL, Airflow home, Spark and Connect server; their output is printed per suite when it ends). The
+# environments and test-only jars are made first, one at a time, so that no two jobs build the same one.
 # make starts the suites in the order SUITES lists them only when none waits on a target still to run: the
-# suites' `services` prerequisite (a phony target, run again by every make) is emptied in that call
-# (SERVICES=, `test` ran it once), or make starts whichever suite is ready first and the main suite, the
-# longest, could start last with the other job idle at the end. Longest first (times: docs/contributing.md).
+# suites' phony prerequisites (`services`, `jars`: run again by every make) are emptied in that call
+# (SERVICES= JARS=, `test` ran them once), or make starts whichever suite is ready first and the main suite, the
+# longest, could start last with the other job idle at the end (measured: an environment built as a suite's
+# prerequisite in that call let make run three later suites before test-lowest). Longest first (times:
+# docs/contributing.md).
 TEST_JOBS ?= 2
 SERVICES := services
+JARS := jars
 SUITES := test-main test-lowest test-spark-4.1 test-benchmarks test-delta-4.1 test-spark-4.0 test-delta-4.0 test-delta-3.5 \
 	test-lowest-spark test-peer-newest test-peer-3.5 test-peer-lakehouse-4.1 test-peer-lakehouse-3.5 \
 	test-iceberg-4.1 test-iceberg-4.0 test-iceberg-3.5 test-spark-3.5
@@ -249,7 +250,8 @@ docs: setup
 	$(VENV)/bin/sphinx-build -W --keep-going -E -q -b html docs .build/docs
 
 test: setup spark-only-env spark-provider-env services docs
-	$(MAKE) -j$(TEST_JOBS) --output-sync=target SERVICES= $(SUITES)
+	$(MAKE) test-envs
+	$(MAKE) -j$(TEST_JOBS) --output-sync=target SERVICES= JARS= $(SUITES)
 
 # The main suite (everything but the other environments' suites and the benchmarks' smoke test), on the default
 # environment.

@@ -53,12 +53,14 @@ def test_suites_lists_every_line_suite_once_the_main_suite_first(tmp_path: Path)
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_make_test_runs_the_suites_without_a_phony_prerequisite(tmp_path: Path) -> None:
-    """A suite waiting on the phony `services` lets make start the others before it (see the Makefile)."""
+    """A suite waiting on the phony `services` or `jars` lets make start the others before it (see the
+    Makefile); the environments are built before, in `make test-envs`."""
     done = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert "make test-envs" in done.stdout.replace("/usr/bin/make", "make")
     recipe = [line for line in done.stdout.splitlines() if "--output-sync=target" in line]
     assert recipe, done.stdout[-2000:]
-    assert "SERVICES= " in recipe[-1]
-    assert recipe[-1].split("SERVICES= ", 1)[1].split() == _variable(tmp_path, "SUITES")
+    assert "SERVICES= JARS= " in recipe[-1]
+    assert recipe[-1].split("SERVICES= JARS= ", 1)[1].split() == _variable(tmp_path, "SUITES")
 
 
 def _dry_run(target: str) -> str:
