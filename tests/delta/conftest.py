@@ -56,8 +56,8 @@ def spark(delta_jars: list[Path], tmp_path_factory: pytest.TempPathFactory) -> I
         "spark.sql.catalog.spark_catalog": DELTA_CATALOG,
         # Delta computes a snapshot's state in 50 partitions by default: seconds of tiny tasks per table
         "spark.databricks.delta.snapshotPartitions": "1",
-        # Delta 3.x and 4.0 list a table's files for VACUUM in this many tasks (Spark's default 10,000): 170,000
-        # tasks and ~55 s per VACUUM of a three-file table on 2 cores, ~5 s with 2
+        # Delta 3.x and 4.0 list a table's files for VACUUM in this many tasks (Spark's default 10,000):
+        # 170,000 tasks and ~55 s per VACUUM of a three-file table on 2 cores, ~5 s with 2
         "spark.sql.sources.parallelPartitionDiscovery.parallelism": "2",
     }
     session = open_session(
