@@ -66,8 +66,13 @@ def write_statistics(metrics: Any) -> tuple[int | None, int | None, int | None] 
     return None
 
 
+def _command(request: Any) -> Any:
+    """The request's ``Command``, or None for a query."""
+    return request.plan.command if request.plan.WhichOneof("op_type") == "command" else None
+
+
 def _sql_text(request: Any) -> str | None:
-    command = request.plan.command if request.plan.WhichOneof("op_type") == "command" else None
+    command = _command(request)
     if command is None or command.WhichOneof("command_type") != "sql_command":
         return None
     sql = command.sql_command
@@ -76,7 +81,7 @@ def _sql_text(request: Any) -> str | None:
 
 def _destructive(request: Any) -> bool:
     """Does this request make a table (and its location) disappear or change identity?"""
-    command = request.plan.command if request.plan.WhichOneof("op_type") == "command" else None
+    command = _command(request)
     if command is None:
         return False
     which = command.WhichOneof("command_type")
@@ -94,7 +99,7 @@ def _destructive(request: Any) -> bool:
 
 def _stream_table(request: Any) -> str | None:
     """The table a stream's start writes into (``toTable``), if it is one."""
-    command = request.plan.command if request.plan.WhichOneof("op_type") == "command" else None
+    command = _command(request)
     if command is None or command.WhichOneof("command_type") != "write_stream_operation_start":
         return None
     return str(command.write_stream_operation_start.table_name) or None
