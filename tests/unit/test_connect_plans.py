@@ -262,3 +262,27 @@ def test_write_statistics_from_a_metrics_message() -> None:
         write.execution_metrics[key].value = value
     assert write_statistics(response.metrics) == (6, 1234, 2)
     assert write_statistics(base_pb2.ExecutePlanResponse().metrics) is None
+
+
+def test_a_stream_into_a_table_is_no_v1_ctas() -> None:
+    """saveAsTable of a Parquet table runs as a V1 CTAS (column lineage from the analyzed query, as
+    openlineage-spark reads it); a stream's micro-batches append to their table, read as optimized."""
+    from lineage_operators.spark.connect.resolver import _runs_v1_ctas
+    from lineage_operators.spark.facts import RelationFacts
+
+    table = RelationFacts(location="/warehouse/t", provider="parquet")
+    save_as_table = read_plan(_request(command=_save_as_table_command())).write
+    stream = _stream_start(format="parquet", table_name="db.t").write
+    assert _runs_v1_ctas(save_as_table, None, table)
+    assert not _runs_v1_ctas(stream, None, table)
+
+
+def _save_as_table_command() -> Any:
+    from pyspark.sql.connect.proto import commands_pb2
+
+    command = commands_pb2.Command()
+    command.write_operation.table.table_name = "db.t"
+    command.write_operation.table.save_method = (
+        commands_pb2.WriteOperation.SaveTable.TABLE_SAVE_METHOD_SAVE_AS_TABLE
+    )
+    return command

@@ -66,10 +66,10 @@ class WriteTarget:
     source: str | None = None
     path: str | None = None
     table: str | None = None
-    save_method: str | None = None  # save_as_table / insert_into (v1 table writes), to_table (a stream's)
+    save_method: str | None = None  # save_as_table / insert_into (v1 table writes)
     options: Mapping[str, str] = field(default_factory=dict)
     partitioned: bool = False  # partitionBy / bucketBy / clusterBy: files' layout differs from rows
-    stream: bool = False  # a stream's file sink (its micro-batches append)
+    stream: bool = False  # a stream's file sink, on a path or a table (its micro-batches append)
 
 
 @dataclass
@@ -208,7 +208,6 @@ def _stream_target(start: Any) -> WriteTarget | None:
             mode="append",
             source=fmt,
             table=start.table_name,
-            save_method="to_table",
             options=options,
             stream=True,
         )

@@ -460,7 +460,7 @@ class ConnectResolver:
         self, write: WriteTarget, schema: str | None, succeeded: bool, operation_id: str
     ) -> list[RelationFacts]:
         assert write.table is not None
-        if write.save_method == "to_table":  # a stream's table, created by the stream's start when new
+        if write.stream:  # toTable: created by the stream's start when new
             lifecycle = "CREATE" if operation_id in self.stream_creates else None
         elif write.v2:
             lifecycle = {
@@ -535,7 +535,7 @@ def _runs_v1_ctas(write: WriteTarget | None, statement: SqlStatement | None, out
     if (output.provider or "").lower() not in _FILE_FORMATS:
         return False
     if write is not None:
-        if not write.table:
+        if not write.table or write.stream:  # a stream's micro-batches append to its table
             return False
         return write.mode == "create" if write.v2 else write.save_method != "insert_into"
     return statement is not None and statement.kind == "create"
