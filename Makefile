@@ -29,6 +29,12 @@ LOWEST_SPARK_PYSPARK := 3.5.0
 # (docs/contributing.md). Test targets only: `make bench` and `make demo` run the JVM's defaults.
 TEST_JAVA_OPTS ?= -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
 test test-% peer: export SPARK_SUBMIT_OPTS := $(strip $(filter-out $(TEST_JAVA_OPTS),$(SPARK_SUBMIT_OPTS)) $(TEST_JAVA_OPTS))
+# The tests' Python processes (pytest, `airflow dags test`, the scheduler and its task processes, the wheel's
+# environment) keep the bytecode they compile: where the shell sets PYTHONDONTWRITEBYTECODE (as some CI images
+# do) and the environments were installed without .pyc files (uv's default), every process compiled Airflow,
+# pyspark and the providers from source again: ~6 CPU-s per process importing Airflow, 19% of an
+# `airflow dags test` test (docs/contributing.md). An empty value is "unset" for Python.
+test test-% peer: export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: setup demo docs test test-main test-benchmarks test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer test-peer-lakehouse peer lint bench services spark-only-env spark-provider-env clean test-envs jars
 

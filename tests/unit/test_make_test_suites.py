@@ -105,3 +105,25 @@ def test_test_jvms_get_the_short_lived_flags_and_benchmarks_do_not(tmp_path: Pat
     assert probe("test-probe", "") == f"[{flags}]"
     assert probe("test-probe", f"-Dmine=1 {flags}") == f"[-Dmine=1 {flags}]"
     assert probe("bench-probe", "-Dmine=1") == "[-Dmine=1]"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_test_processes_keep_their_bytecode_where_the_shell_forbids_it(tmp_path: Path) -> None:
+    """A shell's PYTHONDONTWRITEBYTECODE=1 made every test process compile Airflow and pyspark from source
+    again; the test targets let Python keep its bytecode, the other targets leave the shell's setting."""
+    extra = tmp_path / "probe.mk"
+    extra.write_text('test-probe bench-probe:\n\t@python3 -c "import sys; print(sys.dont_write_bytecode)"\n')
+
+    def dont_write_bytecode(target: str) -> str:
+        done = subprocess.run(
+            ["make", "--no-print-directory", "-s", "-f", "Makefile", "-f", str(extra), target],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        )
+        return done.stdout.strip()
+
+    assert dont_write_bytecode("test-probe") == "False"
+    assert dont_write_bytecode("bench-probe") == "True"
