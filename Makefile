@@ -36,7 +36,7 @@ test test-% peer: export SPARK_SUBMIT_OPTS := $(strip $(filter-out $(TEST_JAVA_O
 # `airflow dags test` test (docs/contributing.md). An empty value is "unset" for Python.
 test test-% peer: export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: setup demo docs test test-main test-benchmarks test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer test-peer-lakehouse peer lint bench services spark-only-env spark-provider-env clean test-envs jars
+.PHONY: setup demo marquez docs test test-main test-benchmarks test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer test-peer-lakehouse peer lint bench services spark-only-env spark-provider-env clean test-envs jars
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -75,9 +75,11 @@ spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 # Connect). They are also Spark 4.0's system tests: `make test-spark-4.0` runs that line's Spark tests only
 # (SYSTEM_TESTS_ELSEWHERE), so each line runs each test once. Left to `make test` (newest versions): the tests
 # that run in the other environments (`.[spark]`-only, Airflow's Spark provider; both built from the newest
-# versions) and the browser view. `make test-lowest LOWEST_TESTS="tests/spark tests/system"` runs everything
+# versions), the browser view and Marquez (the provider's HTTP transport is the lowest provider's in
+# tests/system/test_fault_matrix.py and test_assertion_dag.py). `make test-lowest LOWEST_TESTS="tests/spark tests/system"` runs everything
 # (Spark tests first, as in `make test`: their shared session must be the first one of the process).
 LOWEST_TESTS ?= tests/system --ignore=tests/system/test_without_openlineage.py --ignore=tests/system/test_lineage_view.py \
+	--ignore=tests/system/test_marquez.py \
 	--deselect=tests/system/test_unmodified_tasks_cli.py::test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider \
 	$(LOG_MASKING_ELSEWHERE)
 
@@ -246,9 +248,16 @@ SUITES := test-main test-lowest test-spark-4.1 test-benchmarks test-delta-4.1 te
 test-envs: $(LOWEST_VENV)/.installed $(LOWEST_SPARK_VENV)/.installed $(foreach l,$(SPARK_LINES),.venv-spark-$(l)/.installed) jars
 
 # The pinned test-only jars (tests/support/maven_jars.py: Delta, Iceberg, openlineage-spark), fetched and verified
-# once, before the first suite that puts them on a JVM's classpath.
+# once, before the first suite that puts them on a JVM's classpath; and the Marquez server the main suite sends
+# events to, built from upstream's source in ../shared/marquez (pinned by its hash) into ~/.cache/lineage-operators/
+# marquez (tests/support/marquez.py): ~1 minute the first time, nothing afterwards.
 jars: setup
 	$(PY) -m tests.support.maven_jars --all > /dev/null
+	$(PY) -m tests.support.marquez build > /dev/null
+
+# A running Marquez (API on port 5000 when it is free) with the demo DAG's lineage in it, until Ctrl-C.
+marquez: setup jars
+	$(PY) -m tests.support.marquez serve
 
 # The docs site (docs/: MyST pages, autodoc of the public API) with warnings as errors, read afresh (-E) so
 # that no warning hides in a cached page; ~10 s, part of `make test`. The site lands in .build/docs/.
@@ -262,7 +271,7 @@ test: setup spark-only-env spark-provider-env services docs
 # The main suite (everything but the other environments' suites and the benchmarks' smoke test), on the default
 # environment.
 BENCHMARK_TESTS := tests/unit/test_benchmarks_smoke.py
-test-main: setup spark-only-env spark-provider-env $(SERVICES)
+test-main: setup spark-only-env spark-provider-env $(SERVICES) $(JARS)
 	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
 	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --durations=15 \
 	--ignore=tests/peer --ignore=$(BENCHMARK_TESTS)

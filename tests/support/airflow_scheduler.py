@@ -15,8 +15,10 @@ import secrets
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from tests.support.ports import HOST, free_port
 
@@ -86,3 +88,46 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait(STOP_TIMEOUT)
+
+
+def trigger_run(dag_id: str, run_id: str, logical_date: Any, conf: dict[str, Any] | None = None) -> None:
+    """Queue a DAG run in the metadata DB this process and the scheduler share, as the CLI does."""
+    from airflow.api.common.trigger_dag import trigger_dag
+    from airflow.utils.types import DagRunTriggeredByType
+
+    trigger_dag(
+        dag_id, triggered_by=DagRunTriggeredByType.CLI, run_id=run_id, logical_date=logical_date, conf=conf
+    )
+
+
+def wait_for_run(dag_id: str, run_id: str, timeout: float, services: Path) -> dict[str, Any]:
+    """The run's and its tasks' states once it ended; the services' logs in the error if it does not."""
+    from sqlalchemy.exc import OperationalError
+
+    deadline = time.monotonic() + timeout
+    run: dict[str, Any] | None = None
+    while time.monotonic() < deadline:
+        try:
+            run = _run_states(dag_id, run_id)
+        except OperationalError:  # the scheduler holds SQLite's write lock for a moment
+            run = None
+        if run is not None and run["state"] in ("success", "failed"):
+            return run
+        time.sleep(1.0)
+    service_logs = "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted(services.glob("*.log")))
+    raise AssertionError(f"DAG run {run_id} not finished within {timeout:.0f} s: {run}\n{service_logs}")
+
+
+def _run_states(dag_id: str, run_id: str) -> dict[str, Any] | None:
+    from airflow.models.dagrun import DagRun
+    from airflow.utils.session import create_session
+    from sqlalchemy import select
+
+    with create_session() as session:
+        run = session.scalars(select(DagRun).where(DagRun.dag_id == dag_id, DagRun.run_id == run_id)).first()
+        if run is None:
+            return None
+        return {
+            "state": str(getattr(run.state, "value", run.state)),
+            "tasks": {ti.task_id: str(getattr(ti.state, "value", ti.state)) for ti in run.task_instances},
+        }

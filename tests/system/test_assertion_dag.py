@@ -6,24 +6,22 @@ process), then on a real deployment (Airflow's scheduler, its LocalExecutor runn
 process of its own, the events reaching the assertion tasks through the event store). There one
 run's ``check_events`` passes while ``check_changed``, pointed at a changed expectation, fails and
 says what differs in its log. The deployment also sends its events with the provider's HTTP transport
-to a lineage backend on loopback (tests/support/lineage_server.py, speaking Marquez's API), and
-``check_backend`` checks the same file against what that backend stored, read back from it.
+to a real Marquez on loopback (tests/support/marquez.py), and ``check_backend`` checks the same file
+against what Marquez stored, read back from it.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from tests.support.airflow_scheduler import airflow_scheduler
-from tests.support.lineage_server import lineage_server
+from tests.support.airflow_scheduler import airflow_scheduler, trigger_run, wait_for_run
+from tests.support.marquez import MarquezServer
 from tests.system.conftest import LOGICAL_DATE, load_dag_file
 
-from lineage_operators.testing import assert_events_match_file, load_events, validate_events
+from lineage_operators.testing import MarquezRun, assert_events_match_file, load_events, validate_events
 
 DAGS = Path(__file__).parent / "dags_assertion"
 EXPECTED = DAGS / "expected" / "lineage_assertion.json"
@@ -53,8 +51,9 @@ def _changed_expectation(folder: Path) -> Path:
     return changed
 
 
+@pytest.mark.usefixtures("base_dir")
 def test_assertion_task_checks_lineage_in_pytest_and_on_a_scheduler(
-    run_dag, assertion_dags: Path, base_dir: Path, airflow_db: str, tmp_path: Path
+    run_dag, assertion_dags: Path, airflow_db: str, tmp_path: Path, marquez: MarquezServer
 ):
     # pytest: the assertion task passes inside dag.test(), and the harness reads the same file
     result = run_dag(
@@ -71,13 +70,16 @@ def test_assertion_task_checks_lineage_in_pytest_and_on_a_scheduler(
     events_file = tmp_path / "deployment-events.jsonl"
     changed = _changed_expectation(tmp_path)
     services = tmp_path / "services"
-    with lineage_server() as backend:
-        conf = {"changed": str(changed), "backend": backend.url}
-        _trigger("deployed", LOGICAL_DATE + timedelta(days=1), conf)
-        transport = _transport(events_file, store, backend.url)
-        with airflow_scheduler(Path(airflow_db), assertion_dags, services, extra_env=transport):
-            run = _wait_for_run("deployed", RUN_TIMEOUT, services)
-        stored = backend.received()
+    conf = {"changed": str(changed), "backend": marquez.url}
+    trigger_run(DAG_ID, "deployed", LOGICAL_DATE + timedelta(days=1), conf)
+    transport = _transport(events_file, store, marquez.url)
+    with airflow_scheduler(Path(airflow_db), assertion_dags, services, extra_env=transport):
+        run = wait_for_run(DAG_ID, "deployed", RUN_TIMEOUT, services)
+    stored = [
+        (event["eventType"], event["job"]["name"])
+        for found in MarquezRun(marquez.url, DAG_ID, "deployed").events().values()
+        for event in found
+    ]
 
     tasks = {t: "success" for t in ("write_orders", "summarize", "check_events", "check_backend")}
     assert run == {"state": "failed", "tasks": {**tasks, "check_changed": "failed"}}, run
@@ -91,7 +93,7 @@ def test_assertion_task_checks_lineage_in_pytest_and_on_a_scheduler(
     assert "expected: 4" in failed, failed[-3000:]
     assert "actual:   3" in failed, failed[-3000:]
     from_backend = _task_log(logs, "deployed", "check_backend")
-    assert f"(read from {backend.url}) match {EXPECTED}" in from_backend, from_backend[-2000:]
+    assert f"(read from {marquez.url}) match {EXPECTED}" in from_backend, from_backend[-2000:]
 
     # each Spark task ran in a process of its own (its own Spark application); nothing stays stored
     deployed = load_events(events_file)
@@ -104,7 +106,7 @@ def test_assertion_task_checks_lineage_in_pytest_and_on_a_scheduler(
     (fail,) = deployed[f"{DAG_ID}.check_changed.event.fail"]
     assert where in fail["run"]["facets"]["errorMessage"]["message"]  # the difference in its FAIL event too
     assert [p for p in store.rglob("*") if p.is_file()] == []
-    # the backend received every event the file did, through the provider's HTTP transport
+    # Marquez stored every event the file did, through the provider's HTTP transport
     in_file = sorted((e["eventType"], e["job"]["name"]) for key in deployed for e in deployed[key])
     assert sorted(stored) == in_file
 
@@ -121,47 +123,6 @@ def _transport(events_file: Path, store: Path, backend: str) -> dict[str, str]:
         },
     }
     return {"AIRFLOW__OPENLINEAGE__TRANSPORT": json.dumps(transport)}
-
-
-def _trigger(run_id: str, logical_date: Any, conf: dict[str, Any]) -> None:
-    from airflow.api.common.trigger_dag import trigger_dag
-    from airflow.utils.types import DagRunTriggeredByType
-
-    trigger_dag(
-        DAG_ID, triggered_by=DagRunTriggeredByType.CLI, run_id=run_id, logical_date=logical_date, conf=conf
-    )
-
-
-def _wait_for_run(run_id: str, timeout: float, services: Path) -> dict[str, Any]:
-    from sqlalchemy.exc import OperationalError
-
-    deadline = time.monotonic() + timeout
-    run: dict[str, Any] | None = None
-    while time.monotonic() < deadline:
-        try:
-            run = _run(run_id)
-        except OperationalError:  # the scheduler holds SQLite's write lock for a moment
-            run = None
-        if run is not None and run["state"] in ("success", "failed"):
-            return run
-        time.sleep(1.0)
-    service_logs = "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted(services.glob("*.log")))
-    raise AssertionError(f"DAG run {run_id} not finished within {timeout:.0f} s: {run}\n{service_logs}")
-
-
-def _run(run_id: str) -> dict[str, Any] | None:
-    from airflow.models.dagrun import DagRun
-    from airflow.utils.session import create_session
-    from sqlalchemy import select
-
-    with create_session() as session:
-        run = session.scalars(select(DagRun).where(DagRun.dag_id == DAG_ID, DagRun.run_id == run_id)).first()
-        if run is None:
-            return None
-        return {
-            "state": str(getattr(run.state, "value", run.state)),
-            "tasks": {ti.task_id: str(getattr(ti.state, "value", ti.state)) for ti in run.task_instances},
-        }
 
 
 def _task_log(logs: Path, run_id: str, task_id: str) -> str:

@@ -13,6 +13,7 @@ keeps its untrimmed locations for the ``subset`` facet (bounded by ``NamingConte
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,7 +126,7 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
             acc.subset_seen.add(untrimmed)
             if len(acc.subset) < ctx.subset_limit:
                 acc.subset.append(untrimmed)
-        if rel.schema_text and single:
+        if rel.schema_text and single and not (acc.schema_text and _no_fields(rel.schema_text)):
             acc.schema_text = rel.schema_text
         if symlink and symlink not in acc.symlinks:
             acc.symlinks.append(symlink)
@@ -154,6 +155,15 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
                 acc.files = add_counts(acc.files, rel.files)
             else:  # summed once per dataset in _dataset: a read of 100,000 locations stays linear
                 acc.parts[untrimmed or name.name] = (rel.rows, rel.size, rel.files)
+
+
+def _no_fields(schema_text: str) -> bool:
+    """Whether a schema names no column: ``CREATE TABLE ... USING parquet LOCATION`` over files a task just
+    wrote (the table's schema is read from the files later) must not erase the schema the write gave."""
+    try:
+        return json.loads(schema_text).get("fields") == []
+    except (ValueError, AttributeError):
+        return False
 
 
 def _untrimmed(rel: RelationFacts) -> str | None:

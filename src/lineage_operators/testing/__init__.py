@@ -24,6 +24,7 @@ from lineage_operators._lazy import lazy_exports
 if TYPE_CHECKING:
     from lineage_operators.testing import matchers
     from lineage_operators.testing.assertion import AssertLineageOperator
+    from lineage_operators.testing.backend import MarquezRun
     from lineage_operators.testing.compare import Mismatch, assert_events_match, compare_events
     from lineage_operators.testing.events import event_key, load_events
     from lineage_operators.testing.golden import (
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "AssertLineageOperator": "lineage_operators.testing.assertion",
     "EventStoreTransport": "lineage_operators.testing.store_transport",
+    "MarquezRun": "lineage_operators.testing.backend",
     "load_events": "lineage_operators.testing.events",
     "event_key": "lineage_operators.testing.events",
     "assert_events_match": "lineage_operators.testing.compare",
@@ -87,6 +89,7 @@ __all__ = [
     "DagRunResult",
     "EventStoreTransport",
     "LineageTransport",
+    "MarquezRun",
     "Mismatch",
     "SpecNotFoundError",
     "assert_events_match",

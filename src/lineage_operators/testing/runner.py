@@ -36,6 +36,7 @@ from typing import Any
 from unittest import mock
 
 from lineage_operators.testing.airflow_home import IsolatedAirflow
+from lineage_operators.testing.backend import is_backend_url
 from lineage_operators.testing.event_store import requested_dag_ids
 from lineage_operators.testing.events import Events, load_events
 from lineage_operators.testing.hook_lineage_state import reading_hook_lineage, reset_hook_lineage_collector
@@ -125,21 +126,34 @@ def _environ(values: Mapping[str, str | None]) -> Iterator[None]:
                 os.environ[name] = old
 
 
+BACKEND_ENDPOINT = "api/v1/lineage"
+"""Where OpenLineage's HTTP transport posts on Marquez (and on backends that follow its API)."""
+
+
 def transport_env(
     events_path: str | os.PathLike[str],
     namespace: str | None = None,
     store_dir: str | os.PathLike[str] | None = None,
+    backend: str | None = None,
 ) -> dict[str, str | None]:
-    """Env vars sending the provider's events to ``events_path`` (JSON lines, appended), and to an
-    event store in ``store_dir`` for assertion tasks, when given.
+    """Env vars sending the provider's events to ``events_path`` (JSON lines, appended), to an
+    event store in ``store_dir`` for assertion tasks, and to a lineage backend's HTTP API
+    (``backend``: its base URL, e.g. Marquez's ``http://host:5000``), when given.
 
     A user's ``config_path``/``config_conn_id`` would take precedence over ``transport``, so
     they are blanked for the run.
     """
-    transport: dict[str, Any] = {"type": "file", "log_file_path": os.fspath(events_path), "append": True}
+    transports: dict[str, Any] = {
+        "file": {"type": "file", "log_file_path": os.fspath(events_path), "append": True}
+    }
     if store_dir is not None:
         store = {"type": "lineage_operators.testing.EventStoreTransport", "directory": os.fspath(store_dir)}
-        transport = {"type": "composite", "transports": {"file": transport, "assertions": store}}
+        transports["assertions"] = store
+    if backend is not None:
+        transports["backend"] = {"type": "http", "url": backend, "endpoint": BACKEND_ENDPOINT}
+    transport = (
+        transports["file"] if len(transports) == 1 else {"type": "composite", "transports": transports}
+    )
     env: dict[str, str | None] = {
         "AIRFLOW__OPENLINEAGE__TRANSPORT": json.dumps(transport),
         "AIRFLOW__OPENLINEAGE__CONFIG_PATH": "",
@@ -329,6 +343,7 @@ def run_dag(
     emit_dag_start: bool = True,
     expect_state: str | None = None,
     flush_timeout: float = 60.0,
+    backend: str | None = None,
 ) -> DagRunResult:
     """Run ``dag`` with ``dag.test()`` and return the OpenLineage events it produced.
 
@@ -339,7 +354,12 @@ def run_dag(
     ``dag.fileloc``: ``dag.test()`` re-parses it; ``dags_folder`` uses a whole folder instead
     (e.g. for DAGs it triggers).  A failing task does not raise unless ``expect_state`` is given;
     ``result.failures`` then names each failed task with its exception and last log lines.
+    ``backend`` (a lineage backend's base URL, e.g. Marquez's) receives the same events over the
+    provider's HTTP transport, as a deployment sends them: read them back with
+    :class:`~lineage_operators.testing.MarquezRun` (``result.dag_id``, ``result.run_id``).
     """
+    if backend is not None and not is_backend_url(backend):
+        raise ValueError(f"backend= is a lineage backend's base URL (http://host:port), got {backend!r}")
     with IsolatedAirflow() as home:
         return _run_dag_in(
             home,
@@ -352,6 +372,7 @@ def run_dag(
             emit_dag_start=emit_dag_start,
             expect_state=expect_state,
             flush_timeout=flush_timeout,
+            backend=backend,
         )
 
 
@@ -367,6 +388,7 @@ def _run_dag_in(
     emit_dag_start: bool,
     expect_state: str | None,
     flush_timeout: float,
+    backend: str | None = None,
 ) -> DagRunResult:
     events_file = Path(events_path) if events_path is not None else home / "events" / "events.jsonl"
     events_file.parent.mkdir(parents=True, exist_ok=True)
@@ -384,7 +406,7 @@ def _run_dag_in(
     output = TaskOutput()
     # a DAG with an assertion task reads its run's events from a store, as in a deployment
     store_dir = home / "event-store" if dag.dag_id in requested_dag_ids() else None
-    with _environ(transport_env(events_file, namespace, store_dir)):
+    with _environ(transport_env(events_file, namespace, store_dir, backend)):
         reset_openlineage_state()
         from airflow.providers.openlineage import conf as ol_conf
 
