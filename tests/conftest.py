@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 from tests.support.canary import CANARIES, leaked
 from tests.support.connect_server import connect_server  # noqa: F401  (session fixture, shared)
+from tests.support.marquez import marquez  # noqa: F401  (session fixture, shared)
 from tests.support.postgres import find_jdbc_jar
 
 _jar = find_jdbc_jar()

@@ -36,7 +36,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -272,6 +272,18 @@ class MarquezServer:
         if self.log_path is None or not self.log_path.is_file():
             return "(no log)"
         return self.log_path.read_text(errors="replace")[-size:]
+
+    def post(self, events: Iterable[dict[str, Any]]) -> None:
+        """Store events as an OpenLineage client does (``POST /api/v1/lineage``), one by one, in order."""
+        for event in events:
+            request = urllib.request.Request(
+                f"{self.url}/api/v1/lineage",
+                data=json.dumps(event).encode(),
+                headers={"Content-Type": "application/json"},
+                method="POST",
+            )
+            with urllib.request.urlopen(request, timeout=30) as response:
+                response.read()
 
     def get(self, path: str, params: dict[str, Any] | None = None, *, timeout: float = 30) -> Any:
         """``GET`` an API path (``/api/v1/...``), JSON decoded; ``urllib.error.HTTPError`` on an error."""

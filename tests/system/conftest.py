@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.marquez import marquez  # noqa: F401  (session fixture)
 from tests.support.postgres import postgres  # noqa: F401  (fixture)
 
 from lineage_operators.cli.main import main as cli_main

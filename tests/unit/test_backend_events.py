@@ -1,9 +1,9 @@
 """Events read back from a lineage backend (Marquez's raw-events API), filtered to one DAG run, and
 used by the harness: ``assert_events_match_file``, ``AssertLineageOperator(backend=)`` and the CLI.
 
-The backend here is tests/support/lineage_server.py, a loopback double of the part of Marquez's API
-these read (paging, ``after``, ``totalCount``); a real Marquez could not be installed
-(see docs/backends.md)."""
+The backend is a real Marquez (tests/support/marquez.py), shared by the test process: each test stores
+its own copy of the events, in namespaces and runs of its own (:func:`_own_copy`), and reads back only
+those."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from tests.support.lineage_server import lineage_server
+from tests.support.marquez import MarquezServer
+from tests.support.ports import free_port
 
 from lineage_operators.cli.main import main
 from lineage_operators.testing import assert_events_match_file
@@ -54,6 +55,8 @@ def _other_run(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _child(parent: dict[str, Any], name: str, *, root: dict[str, Any] | None = None) -> dict[str, Any]:
     """A child run (a Spark action) naming ``parent``'s run as its parent, ``root`` as the root."""
     link: dict[str, Any] = {
+        "_producer": "https://example.com/spark",
+        "_schemaURL": "https://openlineage.io/spec/facets/1-1-0/ParentRunFacet.json#/$defs/ParentRunFacet",
         "run": {"runId": parent["run"]["runId"]},
         "job": {"namespace": parent["job"]["namespace"], "name": parent["job"]["name"]},
     }
@@ -63,6 +66,7 @@ def _child(parent: dict[str, Any], name: str, *, root: dict[str, Any] | None = N
         "eventType": "COMPLETE",
         "eventTime": parent["eventTime"],
         "producer": "https://example.com/spark",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
         "job": {"namespace": "spark_ns", "name": name},
         "run": {"runId": str(uuid.uuid4()), "facets": {"parent": link}},
         "inputs": [],
@@ -70,9 +74,21 @@ def _child(parent: dict[str, Any], name: str, *, root: dict[str, Any] | None = N
     }
 
 
+def _own_copy(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events under job namespaces, OpenLineage run ids and an Airflow run id no other test uses."""
+    tag = uuid.uuid4().hex[:10]
+    text = json.dumps(events)
+    for namespace in {e["job"]["namespace"] for e in events}:
+        text = text.replace(f'"{namespace}"', f'"{namespace.split("_")[0]}_{tag}"')
+    for run_id in {e["run"]["runId"] for e in events}:
+        text = text.replace(run_id, str(uuid.uuid4()))
+    airflow_run = _run_id_of(events)
+    return list(json.loads(text.replace(airflow_run, f"{airflow_run.split('_')[0]}_{tag}")))
+
+
 @pytest.fixture
-def stored() -> dict[str, Any]:
-    """Two runs of one DAG in a backend; the first has a child run and a grandchild run."""
+def stored(marquez: MarquezServer) -> dict[str, Any]:
+    """Two runs of one DAG stored in Marquez; the first has a child run and a grandchild run."""
     first = _sample()
     task = next(e for e in first if e["job"]["name"] == "etl.daily.extract")
     dag_start = first[0]
@@ -80,13 +96,23 @@ def stored() -> dict[str, Any]:
     grandchild = _child(child, "extract.spark_action.inner", root=dag_start)
     orphan = _child({**task, "run": {"runId": str(uuid.uuid4())}}, "unrelated")
     second = _other_run(first)
-    events = [*first, child, grandchild, orphan, *second]
+    events = _own_copy([*first, child, grandchild, orphan, *second])
+    first_copy = events[: len(first) + 2]
+    marquez.post(reversed(events))  # Marquez answers oldest first whatever the order it got
     return {
+        "url": marquez.url,
         "events": events,
-        "first": [*first, child, grandchild],
-        "run_id": _run_id_of(first),
-        "next_run_id": _run_id_of(second),
+        "first": first_copy,
+        "namespace": events[0]["job"]["namespace"],
+        "run_id": _run_id_of(first_copy),
+        "next_run_id": _run_id_of(events[len(first) + 3 :]),
     }
+
+
+def _mine(events: list[dict[str, Any]], stored: dict[str, Any]) -> list[dict[str, Any]]:
+    """The events of this test's copy among everything Marquez holds (its run ids)."""
+    own = {e["run"]["runId"] for e in stored["events"]}
+    return [e for e in events if e["run"]["runId"] in own]
 
 
 def test_a_dag_run_is_its_own_events_and_its_child_runs_at_any_depth(stored: dict[str, Any]):
@@ -96,43 +122,52 @@ def test_a_dag_run_is_its_own_events_and_its_child_runs_at_any_depth(stored: dic
     assert len(dag_run_events(stored["events"], DAG_ID, stored["next_run_id"])) == len(_sample())
 
 
-def test_the_source_pages_through_everything_the_backend_stored_oldest_first(stored: dict[str, Any]):
-    with lineage_server() as server:
-        server.events.extend(reversed(stored["events"]))
-        read = list(MarquezSource(server.url, page_size=4).events())
-        assert len(read) == len(stored["events"])
-        times = [dt.datetime.fromisoformat(e["eventTime"]) for e in read]
-        assert times == sorted(times)
-        after = dt.datetime(2026, 11, 22, tzinfo=dt.timezone.utc)
-        assert len(list(MarquezSource(server.url, page_size=4).events(after=after))) == len(_sample())
-        assert len(list(MarquezSource(server.url, page_size=4, max_events=5).events())) == 8  # whole pages
+def test_the_source_pages_through_everything_the_backend_stored_oldest_first(
+    stored: dict[str, Any], marquez: MarquezServer
+):
+    """Marquez sorts by event time alone: pages cut by offset lost and repeated events of the same time
+    (a Spark action's events carry its task's time here); an event stored twice comes back once."""
+    marquez.post(stored["events"][:2])
+    read = _mine(list(MarquezSource(stored["url"], page_size=4).events()), stored)
+    assert sorted(json.dumps(e, sort_keys=True) for e in read) == sorted(
+        {json.dumps(e, sort_keys=True) for e in read}
+    )
+    assert len(read) == len(stored["events"])
+    times = [dt.datetime.fromisoformat(e["eventTime"]) for e in read]
+    assert times == sorted(times)
+    after = dt.datetime(2026, 11, 22, tzinfo=dt.timezone.utc)
+    later = MarquezSource(stored["url"], page_size=4).events(after=after)
+    assert len(_mine(list(later), stored)) == len(_sample())
+    bounded = MarquezSource(stored["url"], page_size=4, max_events=5).events()
+    assert 5 <= len(list(bounded)) <= 8  # whole pages
 
 
-def test_an_unreadable_backend_is_one_clear_error():
-    with lineage_server() as server:
-        url = server.url
-        with pytest.raises(BackendError, match=r"HTTP 404 from api/v1/events/lineage"):
-            list(MarquezSource(url + "/not-marquez").events())
+def test_an_unreadable_backend_is_one_clear_error(marquez: MarquezServer):
+    with pytest.raises(BackendError, match=r"HTTP 404 from api/v1/events/lineage"):
+        list(MarquezSource(marquez.url + "/not-marquez").events())
     with pytest.raises(BackendError, match=r"cannot reach the backend"):
-        list(MarquezSource(url).events())
+        list(MarquezSource(f"http://127.0.0.1:{free_port()}").events())
     with pytest.raises(ValueError, match="starts with http"):
         MarquezSource("/tmp/events.json")
 
 
-def test_assert_events_match_file_reads_the_dag_run_from_the_backend(stored: dict[str, Any], tmp_path: Path):
+def test_assert_events_match_file_reads_the_dag_run_from_the_backend(
+    stored: dict[str, Any], marquez: MarquezServer, tmp_path: Path
+):
     golden = tmp_path / "golden.json"
-    with lineage_server() as server:
-        server.events.extend(stored["events"])
-        run = MarquezRun(server.url, DAG_ID, stored["run_id"])
-        assert_events_match_file(run, golden, update=True)
-        written = json.loads(golden.read_text())
-        assert "extract.spark_action.event.complete" in written  # the child run is part of the DAG run
-        assert "unrelated.event.complete" not in written
-        assert_events_match_file(run, golden)
-        changed = next(e for e in server.events if e["job"]["name"] == "extract.spark_action")
-        changed["outputs"][0]["name"] = "/out/elsewhere"
-        with pytest.raises(AssertionError, match=r"extract\.spark_action\.event\.complete: outputs"):
-            assert_events_match_file(run, golden)
+    run = MarquezRun(stored["url"], DAG_ID, stored["run_id"])
+    assert_events_match_file(run, golden, update=True)
+    written = json.loads(golden.read_text())
+    assert "extract.spark_action.event.complete" in written  # the child run is part of the DAG run
+    assert "unrelated.event.complete" not in written
+    assert_events_match_file(run, golden)
+    changed = _own_copy(stored["first"])  # the same run again, its Spark action writing elsewhere
+    next(e for e in changed if e["job"]["name"] == "extract.spark_action")["outputs"][0]["name"] = (
+        "/out/elsewhere"
+    )
+    marquez.post(changed)
+    with pytest.raises(AssertionError, match=r"extract\.spark_action\.event\.complete: outputs"):
+        assert_events_match_file(MarquezRun(stored["url"], DAG_ID, _run_id_of(changed)), golden)
 
 
 def _dag_run(run_id: str, hour: int = 8) -> SimpleNamespace:
@@ -142,24 +177,20 @@ def _dag_run(run_id: str, hour: int = 8) -> SimpleNamespace:
 
 def test_the_assertion_operator_checks_what_the_backend_stored(stored: dict[str, Any], tmp_path: Path):
     golden = tmp_path / "golden.json"
-    with lineage_server() as server:
-        server.events.extend(stored["first"])
-        assert_events_match_file(MarquezRun(server.url, DAG_ID, stored["run_id"]), golden, update=True)
-        operator = AssertLineageOperator(task_id="check", expected=golden, backend=server.url, timeout=0)
-        operator.execute({"dag_run": _dag_run(stored["run_id"])})
-        # events from before the DAG run started (less the skew) are not read
-        late = AssertLineageOperator(
-            task_id="check", expected=golden, backend=server.url, timeout=0, backend_skew=0
-        )
-        with pytest.raises(AssertionError, match="missing event"):
-            late.execute({"dag_run": _dag_run(stored["run_id"], hour=9)})
+    url = stored["url"]
+    assert_events_match_file(MarquezRun(url, DAG_ID, stored["run_id"]), golden, update=True)
+    operator = AssertLineageOperator(task_id="check", expected=golden, backend=url, timeout=0)
+    operator.execute({"dag_run": _dag_run(stored["run_id"])})
+    # events from before the DAG run started (less the skew) are not read
+    late = AssertLineageOperator(task_id="check", expected=golden, backend=url, timeout=0, backend_skew=0)
+    with pytest.raises(AssertionError, match="missing event"):
+        late.execute({"dag_run": _dag_run(stored["run_id"], hour=9)})
 
 
 def test_the_assertion_operator_fails_clearly_when_the_backend_stays_unreachable(tmp_path: Path):
     golden = tmp_path / "golden.json"
     golden.write_text(json.dumps({"etl.daily.extract.event.start": {}}))
-    with lineage_server() as server:
-        url = server.url
+    url = f"http://127.0.0.1:{free_port()}"
     operator = AssertLineageOperator(task_id="check", expected=golden, backend=url, timeout=0)
     with pytest.raises(AssertionError, match=r"lineage backend could not be read for 0s: .*cannot reach"):
         operator.execute({"dag_run": _dag_run("r1")})
@@ -167,39 +198,45 @@ def test_the_assertion_operator_fails_clearly_when_the_backend_stays_unreachable
         AssertLineageOperator(task_id="bad", expected=golden, backend=5000)  # type: ignore[arg-type]
 
 
-def test_the_cli_reads_a_marquez_url_and_keeps_one_namespace(stored: dict[str, Any], tmp_path: Path, capsys):
-    events = copy.deepcopy(stored["events"])
-    with lineage_server() as server:
-        server.events.extend(events)
-        assert main(["summary", server.url, "--any-producer"]) == 0
-        everything = capsys.readouterr().out
-        namespace = events[0]["job"]["namespace"]
-        assert main(["summary", server.url, "--any-producer", "--namespace", namespace]) == 0
-        kept = capsys.readouterr()
-        # the grandchild's parent job is the child's (namespace spark_ns): it alone is left out
-        assert "\nextract.spark_action\n" in kept.out
-        assert "\nunrelated\n" in kept.out  # its parent job is in the namespace
-        assert "inner" not in kept.out
-        assert "\nextract.spark_action.inner\n" in everything
-        assert "1 job outside namespace" in kept.err
-        # diff what the backend stored against the same events in a file, and against a golden file
-        server.events[:] = stored["first"]
-        file = tmp_path / "events.jsonl"
-        file.write_text("".join(json.dumps(e) + "\n" for e in stored["first"]))
-        golden = tmp_path / "golden.json"
-        assert_events_match_file(stored["first"], golden, update=True)
-        capsys.readouterr()
-        assert main(["diff", str(file), server.url, "--any-producer"]) == 0
-        assert capsys.readouterr().out.strip() == "no lineage differences"
-        main(["diff", str(golden), str(file), "--any-producer"])
-        against_file = capsys.readouterr().out
-        main(["diff", str(golden), server.url, "--any-producer"])
-        assert capsys.readouterr().out == against_file
-        server.events[-1]["outputs"][0]["name"] = "/out/moved"
-        assert main(["diff", str(file), server.url, "--any-producer"]) == 1
-        assert "/out/moved" in capsys.readouterr().out
-        url = server.url
-    assert main(["summary", url]) == 2
+def test_the_cli_reads_a_marquez_url_and_keeps_one_namespace(
+    stored: dict[str, Any], marquez: MarquezServer, tmp_path: Path, capsys
+):
+    url, namespace = stored["url"], stored["namespace"]
+    assert main(["summary", url, "--any-producer"]) == 0
+    everything = capsys.readouterr().out
+    assert main(["summary", url, "--any-producer", "--namespace", namespace]) == 0
+    kept = capsys.readouterr()
+    # the grandchild's parent job is the child's (a Spark namespace): it alone is left out
+    assert "\nextract.spark_action\n" in kept.out
+    assert "\nunrelated\n" in kept.out  # its parent job is in the namespace
+    assert "inner" not in kept.out
+    assert "\nextract.spark_action.inner\n" in everything
+    assert "outside namespace" in kept.err
+    # diff what Marquez stored against the same events in a file, and against a golden file
+    mine = _own_copy(stored["first"])
+    marquez.post(mine)
+    own = mine[0]["job"]["namespace"]
+    file = tmp_path / "events.jsonl"
+    file.write_text("".join(json.dumps(e) + "\n" for e in mine if in_namespace(e, own)))
+    golden = tmp_path / "golden.json"
+    assert_events_match_file([e for e in mine if in_namespace(e, own)], golden, update=True)
+    capsys.readouterr()
+    assert main(["diff", str(file), url, "--any-producer", "--namespace", own]) == 0
+    assert capsys.readouterr().out.strip() == "no lineage differences"
+    main(["diff", str(golden), str(file), "--any-producer"])
+    against_file = capsys.readouterr().out
+    main(["diff", str(golden), url, "--any-producer", "--namespace", own])
+    assert capsys.readouterr().out == against_file
+    before = _own_copy(mine)  # the same run stored again, its Spark action writing elsewhere
+    moved = copy.deepcopy(before)
+    next(e for e in moved if e["job"]["name"] == "extract.spark_action")["outputs"][0]["name"] = "/out/moved"
+    marquez.post(moved)
+    moved_namespace = moved[0]["job"]["namespace"]
+    unmoved = tmp_path / "unmoved.jsonl"
+    unmoved.write_text("".join(json.dumps(e) + "\n" for e in before if in_namespace(e, moved_namespace)))
+    assert main(["diff", str(unmoved), url, "--any-producer", "--namespace", moved_namespace]) == 1
+    assert "/out/moved" in capsys.readouterr().out
+    assert main(["summary", f"http://127.0.0.1:{free_port()}"]) == 2
     assert "cannot reach the backend" in capsys.readouterr().err
 
 
@@ -210,7 +247,7 @@ def test_namespace_is_the_jobs_or_its_parents():
     assert not in_namespace(event, "c")
 
 
-def test_the_readmes_two_marquez_commands_work_as_written(stored: dict[str, Any], capsys):
+def test_the_readmes_two_marquez_commands_work_as_written(marquez: MarquezServer, capsys):
     """docs/backends.md, "Send lineage to Marquez": its transport is the provider's HTTP transport at
     Marquez's lineage endpoint, and its summary command reads what the backend stored."""
     text = (Path(__file__).resolve().parents[2] / "docs" / "backends.md").read_text(encoding="utf-8")
@@ -219,11 +256,10 @@ def test_the_readmes_two_marquez_commands_work_as_written(stored: dict[str, Any]
     transport = json.loads(export.split("=", 1)[1].strip("'"))
     assert transport["type"] == "http"
     assert transport["endpoint"] == "api/v1/lineage"
-    with lineage_server() as server:
-        server.events.extend(stored["first"])
-        args = command.replace(transport["url"], server.url).split()[1:]
-        namespace = stored["first"][0]["job"]["namespace"]
-        assert main([*args[:-1], namespace]) == 0
+    events = _own_copy(_sample())
+    marquez.post(events)
+    args = command.replace(transport["url"], marquez.url).split()[1:]
+    assert main([*args[:-1], events[0]["job"]["namespace"]]) == 0
     out = capsys.readouterr().out
     assert out.startswith("2 job(s), 4 dataset(s), 3 run(s), 6 event(s) read")  # the provider's events
     assert "wrote: postgres://db:5432/shop.public.orders" in out

@@ -3,9 +3,10 @@
 A deployment whose task processes share no folder still sends every event to its backend, so the
 backend is the one place where a DAG run's whole lineage can be checked. Marquez keeps each event it
 accepted and serves them back, oldest first when asked, from ``GET /api/v1/events/lineage``
-(``after``/``before`` bound the event time, ``limit``/``offset`` page; the answer is
-``{"events": [...], "totalCount": n}``). The endpoint cannot filter by run, so the filtering to one
-DAG run happens here, on plain dicts:
+(``after``/``before`` bound the event time, ``limit`` the page; the answer is ``{"events": [...]}``, in
+event-time order alone: see :meth:`MarquezSource.events` for how pages are cut). An event stored twice
+(a retried POST) comes back once. The endpoint cannot filter by run, so the filtering to one DAG run
+happens here, on plain dicts:
 
 - the DAG run's own events and its task events carry the provider's ``airflowDagRun``/``airflow``
   run facets with the dag_id and run_id (:func:`~lineage_operators.testing.event_store.run_of`);
@@ -24,6 +25,7 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +44,8 @@ __all__ = [
 
 EVENTS_PATH = "api/v1/events/lineage"
 PAGE_SIZE = 200
+FAR_FUTURE = "9999-12-31T00:00:00+00:00"
+"""Marquez's default upper bound on event time is 2030-01-01: read everything."""
 MAX_EVENTS = 100_000
 """Reading stops there: a backend holding more events than this needs a narrower ``after``."""
 
@@ -78,8 +82,8 @@ class MarquezSource:
         if not is_backend_url(self.url):
             raise ValueError(f"a Marquez URL starts with http:// or https://, got {self.url!r}")
 
-    def _page(self, offset: int, after: _dt.datetime | None) -> tuple[list[dict[str, Any]], int]:
-        query = {"sortDirection": "asc", "limit": str(self.page_size), "offset": str(offset)}
+    def _page(self, after: _dt.datetime | None, limit: int) -> list[dict[str, Any]]:
+        query = {"sortDirection": "asc", "limit": str(limit), "before": FAR_FUTURE}
         if after is not None:
             query["after"] = _iso(after)
         address = f"{self.url.rstrip('/')}/{EVENTS_PATH}?{urllib.parse.urlencode(query)}"
@@ -95,22 +99,53 @@ class MarquezSource:
         except ValueError as exc:
             raise BackendError(f"{self.url}: {EVENTS_PATH} did not answer JSON") from exc
         events = _mapping(body).get("events")
-        total = _mapping(body).get("totalCount")
-        if not isinstance(events, list) or not isinstance(total, int):
+        if not isinstance(events, list):
             raise BackendError(f"{self.url}: {EVENTS_PATH} answered no events list (is this Marquez?)")
-        return [e for e in events if isinstance(e, dict)], total
+        return [e for e in events if isinstance(e, dict)]
 
     def events(self, *, after: _dt.datetime | None = None) -> Iterator[dict[str, Any]]:
         """Every stored run event (with event time at or after ``after``), oldest first, page by page.
 
+        Marquez orders by event time alone, so events of the same time come in any order from one
+        query to the next, and pages cut by offset would skip some and repeat others. Each page
+        starts instead at the time of the last event read (``after`` is inclusive there), asks for
+        as many more events as it has already read of that time, and keeps what it had not read.
         Raises :class:`BackendError` when a page cannot be read; stops after ``max_events``."""
-        offset = 0
-        while offset < self.max_events:
-            page, total = self._page(offset, after)
-            yield from page
-            offset += len(page)
-            if not page or len(page) < self.page_size or offset >= total:
+        read: set[str] = set()
+        times: Counter[_dt.datetime] = Counter()
+        boundary, count, wider = after, 0, 0
+        while count < self.max_events:
+            limit = self.page_size + wider + (times[boundary] if boundary is not None else 0)
+            page = self._page(boundary, limit)
+            fresh = 0
+            for event in page:
+                identity = json.dumps(event, sort_keys=True)
+                if identity in read:
+                    continue
+                read.add(identity)
+                moment = _event_time(event)
+                if moment is not None:
+                    times[moment] += 1
+                fresh += 1
+                yield event
+            count += fresh
+            if len(page) < limit:
                 return
+            last = _event_time(page[-1])
+            if last is None:
+                return
+            # a full page with nothing new is a run of identical events stored more than once
+            wider = wider + self.page_size if fresh == 0 else 0
+            boundary = last
+
+
+def _event_time(event: Mapping[str, Any]) -> _dt.datetime | None:
+    text = event.get("eventTime")
+    try:
+        moment = _dt.datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=_dt.timezone.utc)
 
 
 def _parent_run_ids(event: Mapping[str, Any]) -> set[str]:
