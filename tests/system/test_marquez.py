@@ -7,7 +7,8 @@ API must then show what the events said: each task's job and run with its state 
 run FAILED with its error), the parent chain task run -> DAG run, the graph around each job (datasets
 and edges), each run's dataset versions, the schema of every written dataset as versions (a new
 column written, a column added by ``ALTER TABLE``), column lineage field by field through a join, an
-aggregate and a CASE, and the data-quality metrics and check results.
+aggregate and a CASE, and the data-quality metrics and check results. A DAG of Spark Connect tasks
+shows the same way, its catalog table as its location's node found by its table name too.
 
 What Marquez does with a facet is its own choice, and the assertions say where it differs from the
 event: it keeps dataset facets of COMPLETE events only, shows no transformation type for the
@@ -27,6 +28,7 @@ import pytest
 from tests.support.airflow_scheduler import airflow_scheduler, trigger_run, wait_for_run
 from tests.support.marquez import MarquezServer
 from tests.system.conftest import LOGICAL_DATE, load_dag_file
+from tests.system.test_connect_lineage import connect_env  # noqa: F401  (the fixture, for the Connect test)
 
 from lineage_operators.testing import (
     MarquezRun,
@@ -279,3 +281,49 @@ def test_the_harness_checks_a_run_against_a_golden_file_from_what_marquez_stored
 
 def _run_ids(events: dict[str, Any]) -> set[str]:
     return {event["run"]["runId"] for found in events.values() for event in found}
+
+
+@pytest.mark.usefixtures("connect_env")
+def test_spark_connect_tasks_in_marquez(marquez: MarquezServer, run_dag: Any, base_dir: Path) -> None:
+    """A DAG of Spark Connect tasks (tests/system/dags/connect_lineage.py: a write, a catalog table
+    created from SQL, a task that fails) sent to Marquez: the same jobs, runs, graph and fields."""
+    namespace = f"{NAMESPACE}_connect"
+    result = run_dag(
+        load_dag_file(Path(__file__).parent / "dags" / "connect_lineage.py"),
+        namespace=namespace,
+        backend=marquez.url,
+    )
+    assert result.task_states == {"summary": "success", "tables": "success", "broken": "failed"}
+    for task_id, state in (("summary", "COMPLETED"), ("tables", "COMPLETED"), ("broken", "FAILED")):
+        event = _final(result, "connect_lineage", task_id)
+        stored = marquez.get(f"/api/v1/jobs/runs/{event['run']['runId']}")
+        assert stored["state"] == state, task_id
+        assert _version_ids(stored["outputDatasetVersions"]) == _ids(event["outputs"]), task_id
+        assert _version_ids(stored["inputDatasetVersions"]) == _ids(event["inputs"]), task_id
+    summary = _final(result, "connect_lineage", "summary")
+    written = f"{base_dir}/summary"
+    dataset = marquez.get(f"/api/v1/namespaces/file/datasets/{_quoted(written)}")
+    assert [(f["name"], f["type"]) for f in dataset["fields"]] == _schema(summary, written)
+    # a catalog table: its node is its location, as the event names it; the table name is its symlink
+    table = _final(result, "connect_lineage", "tables")["outputs"][0]
+    node = marquez.get(f"/api/v1/namespaces/{table['namespace']}/datasets/{_quoted(table['name'])}")
+    symlink = table["facets"]["symlinks"]["identifiers"][0]
+    assert node["name"] == table["name"]
+    assert node["facets"]["symlinks"]["identifiers"] == table["facets"]["symlinks"]["identifiers"]
+    by_table_name = marquez.get(
+        f"/api/v1/namespaces/{_quoted(symlink['namespace'])}/datasets/{_quoted(symlink['name'])}"
+    )
+    assert by_table_name["physicalName"] == table["name"]  # the table name finds the same dataset
+    assert by_table_name["fields"] == node["fields"]
+    job = _node("job", namespace, "connect_lineage.tables")
+    graph = marquez.get("/api/v1/lineage", {"nodeId": job, "depth": 1})["graph"]
+    edges = {e["destination"] for n in graph if n["id"] == job for e in n["outEdges"]}
+    assert edges == {_node("dataset", "file", table["name"])}  # the graph draws the location's node
+
+
+def _final(result: Any, dag_id: str, task_id: str) -> dict[str, Any]:
+    for kind in ("complete", "fail"):
+        found = result.get(f"{dag_id}.{task_id}.event.{kind}")
+        if found:
+            return found[-1]
+    raise AssertionError(f"no final event of {task_id}: {sorted(result)}")
