@@ -22,6 +22,7 @@ that, they never skip.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
@@ -156,6 +157,7 @@ class MarquezServer:
         """``port``: the API's port when it is free (a person's bookmark), else any free one."""
         began = time.monotonic()
         self.jar = build()
+        atexit.register(self.stop)  # a process that ends without stop(): no server outlives it
         self._work = Path(tempfile.mkdtemp(prefix="lineage-marquez-"))
         self.log_path = self._work / "marquez.log"
         self.database = PostgresServer(database=DATABASE, user=DB_USER, password=DB_PASSWORD)
@@ -254,6 +256,8 @@ class MarquezServer:
 
     def stop(self) -> None:
         """Stop the server and its database; delete the database's cluster and the work folder."""
+        with contextlib.suppress(Exception):
+            atexit.unregister(self.stop)
         self.stop_server()
         if self.database is not None:
             self.database.stop()
