@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -44,6 +43,7 @@ from typing import Any
 import pytest
 from tests.support.ports import HOST, free_port
 from tests.support.postgres import PostgresServer, PostgresUnavailable
+from tests.support.processes import log_tail, started_or_failed, stop_group
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSION = "0.51.1"
@@ -226,27 +226,18 @@ class MarquezServer:
         while time.monotonic() < deadline:
             if self._process is not None and self._process.poll() is not None:
                 raise MarquezUnavailable(
-                    f"Marquez exited at start (status {self._process.returncode}):\n{self.log_tail()}"
+                    f"Marquez exited at start (status {self._process.returncode}):\n{self._log_tail()}"
                 )
             with contextlib.suppress(OSError, ValueError):
                 if self.get("/api/v1/namespaces", timeout=2) is not None:
                     return
             time.sleep(0.25)
-        raise MarquezUnavailable(f"Marquez did not answer within {START_TIMEOUT:.0f} s:\n{self.log_tail()}")
+        raise MarquezUnavailable(f"Marquez did not answer within {START_TIMEOUT:.0f} s:\n{self._log_tail()}")
 
     def stop_server(self) -> None:
         """SIGTERM (the JVM writes its class-data archive then), SIGKILL if it lingers."""
         process, self._process = self._process, None
-        if process is None:
-            return
-        if process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(STOP_TIMEOUT)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(STOP_TIMEOUT)
+        stop_group(process, STOP_TIMEOUT)
         recording, self._recording = self._recording, None
         if recording is not None and recording.is_file():
             if recording.stat().st_size > 0 and self.jar is not None:
@@ -272,10 +263,8 @@ class MarquezServer:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    def log_tail(self, size: int = 4000) -> str:
-        if self.log_path is None or not self.log_path.is_file():
-            return "(no log)"
-        return self.log_path.read_text(errors="replace")[-size:]
+    def _log_tail(self) -> str:
+        return log_tail(self.log_path) if self.log_path is not None else "<no log>"
 
     def post(self, events: Iterable[dict[str, Any]]) -> None:
         """Store events as an OpenLineage client does (``POST /api/v1/lineage``), one by one, in order."""
@@ -310,18 +299,8 @@ def _is_free(port: int) -> bool:
 def marquez() -> Iterator[MarquezServer]:
     """One Marquez per test process (tests keep apart by their own OpenLineage namespace and paths).
     It fails, never skips, when Marquez cannot be built or started."""
-    server = MarquezServer()
-    failure = None
-    try:
-        server.start()
-    except MarquezUnavailable as exc:
-        failure = str(exc)
-    if failure is not None:  # outside the except block: one clean message, no chained traceback
-        pytest.fail(failure, pytrace=False)
-    try:
+    with started_or_failed(MarquezServer(), MarquezUnavailable) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def main(argv: list[str]) -> int:

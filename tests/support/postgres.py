@@ -50,6 +50,7 @@ from urllib.parse import quote
 
 import pytest
 from tests.support.ports import free_port as _free_port
+from tests.support.processes import started_or_failed
 
 HOST = "127.0.0.1"
 DATABASE = "lineage"
@@ -602,18 +603,8 @@ def make_postgres_fixture(scope: str = "session", name: str = "postgres") -> Cal
     """
 
     def _fixture() -> Iterator[PostgresServer]:
-        server = PostgresServer()
-        failure = None
-        try:
-            server.start()
-        except PostgresUnavailable as exc:
-            failure = str(exc)
-        if failure is not None:  # outside the except block: one clean message, no chained traceback
-            pytest.fail(failure, pytrace=False)
-        try:
+        with started_or_failed(PostgresServer(), PostgresUnavailable) as server:
             yield server
-        finally:
-            server.stop()
 
     return pytest.fixture(scope=scope, name=name)(_fixture)  # type: ignore[call-overload]
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 
 def run_to_end(
@@ -47,3 +49,30 @@ def log_tail(log: Path, lines: int = 40) -> str:
         return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return "<no log>"
+
+
+class _Service(Protocol):
+    def start(self) -> object: ...
+    def stop(self) -> None: ...
+
+
+S = TypeVar("S", bound=_Service)
+
+
+@contextlib.contextmanager
+def started_or_failed(server: S, unavailable: type[Exception]) -> Iterator[S]:
+    """``server`` started for a fixture, stopped afterwards. A start that raises ``unavailable`` fails the
+    test with that one message (never a skip, no chained traceback): a missing service is an error."""
+    import pytest
+
+    failure = None
+    try:
+        server.start()
+    except unavailable as exc:
+        failure = str(exc)
+    if failure is not None:  # outside the except block: one clean message, no chained traceback
+        pytest.fail(failure, pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from tests.support.airflow_scheduler import airflow_scheduler, trigger_run, wait_for_run
 from tests.support.marquez import MarquezServer
-from tests.system.conftest import LOGICAL_DATE, load_dag_file
+from tests.system.conftest import LOGICAL_DATE, final_event, load_dag_file
 from tests.system.test_connect_lineage import connect_env  # noqa: F401  (the fixture, for the Connect test)
 
 from lineage_operators.testing import (
@@ -59,12 +59,7 @@ class Runs:
     run_ids: dict[str, str]
 
     def final(self, which: str, task_id: str) -> dict[str, Any]:
-        events = getattr(self, which)
-        for kind in ("complete", "fail"):
-            found = events.get(f"{DAG_ID}.{task_id}.event.{kind}")
-            if found:
-                return found[-1]
-        raise AssertionError(f"no final event of {task_id} in the {which} run: {sorted(events)}")
+        return final_event(getattr(self, which), DAG_ID, task_id)
 
     def dag_final(self, which: str) -> dict[str, Any]:
         events = getattr(self, which)
@@ -295,17 +290,17 @@ def test_spark_connect_tasks_in_marquez(marquez: MarquezServer, run_dag: Any, ba
     )
     assert result.task_states == {"summary": "success", "tables": "success", "broken": "failed"}
     for task_id, state in (("summary", "COMPLETED"), ("tables", "COMPLETED"), ("broken", "FAILED")):
-        event = _final(result, "connect_lineage", task_id)
+        event = final_event(result, "connect_lineage", task_id)
         stored = marquez.get(f"/api/v1/jobs/runs/{event['run']['runId']}")
         assert stored["state"] == state, task_id
         assert _version_ids(stored["outputDatasetVersions"]) == _ids(event["outputs"]), task_id
         assert _version_ids(stored["inputDatasetVersions"]) == _ids(event["inputs"]), task_id
-    summary = _final(result, "connect_lineage", "summary")
+    summary = final_event(result, "connect_lineage", "summary")
     written = f"{base_dir}/summary"
     dataset = marquez.get(f"/api/v1/namespaces/file/datasets/{_quoted(written)}")
     assert [(f["name"], f["type"]) for f in dataset["fields"]] == _schema(summary, written)
     # a catalog table: its node is its location, as the event names it; the table name is its symlink
-    table = _final(result, "connect_lineage", "tables")["outputs"][0]
+    table = final_event(result, "connect_lineage", "tables")["outputs"][0]
     node = marquez.get(f"/api/v1/namespaces/{table['namespace']}/datasets/{_quoted(table['name'])}")
     symlink = table["facets"]["symlinks"]["identifiers"][0]
     assert node["name"] == table["name"]
@@ -319,11 +314,3 @@ def test_spark_connect_tasks_in_marquez(marquez: MarquezServer, run_dag: Any, ba
     graph = marquez.get("/api/v1/lineage", {"nodeId": job, "depth": 1})["graph"]
     edges = {e["destination"] for n in graph if n["id"] == job for e in n["outEdges"]}
     assert edges == {_node("dataset", "file", table["name"])}  # the graph draws the location's node
-
-
-def _final(result: Any, dag_id: str, task_id: str) -> dict[str, Any]:
-    for kind in ("complete", "fail"):
-        found = result.get(f"{dag_id}.{task_id}.event.{kind}")
-        if found:
-            return found[-1]
-    raise AssertionError(f"no final event of {task_id}: {sorted(result)}")

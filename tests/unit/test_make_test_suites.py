@@ -82,25 +82,31 @@ def test_the_benchmarks_smoke_test_runs_in_its_own_suite_only() -> None:
     assert benchmarks[-1].split()[-1] == smoke
 
 
+def _probe(tmp_path: Path, target: str, recipe: str, **env: str) -> str:
+    """What ``recipe`` prints when run by ``make`` as ``test-probe`` (a test target) or ``bench-probe``."""
+    extra = tmp_path / "probe.mk"
+    extra.write_text(f"test-probe bench-probe:\n\t{recipe}\n")
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-s", "-f", "Makefile", "-f", str(extra), target],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **env},
+    )
+    return done.stdout.strip()
+
+
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_test_jvms_get_the_short_lived_flags_and_benchmarks_do_not(tmp_path: Path) -> None:
     """SPARK_SUBMIT_OPTS (read by spark-submit for the driver's JVM) holds TEST_JAVA_OPTS in the test
     targets, added to the user's own options once, and is left alone by `make bench`."""
-    extra = tmp_path / "probe.mk"
-    extra.write_text("test-probe bench-probe:\n\t@echo [$$SPARK_SUBMIT_OPTS]\n")
+    recipe = "@echo [$$SPARK_SUBMIT_OPTS]"
     flags = " ".join(_variable(tmp_path, "TEST_JAVA_OPTS"))
     assert "-XX:TieredStopAtLevel=1" in flags
 
     def probe(target: str, user: str) -> str:
-        done = subprocess.run(
-            ["make", "--no-print-directory", "-s", "-f", "Makefile", "-f", str(extra), target],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "SPARK_SUBMIT_OPTS": user},
-        )
-        return done.stdout.strip()
+        return _probe(tmp_path, target, recipe, SPARK_SUBMIT_OPTS=user)
 
     assert probe("test-probe", "") == f"[{flags}]"
     assert probe("test-probe", f"-Dmine=1 {flags}") == f"[-Dmine=1 {flags}]"
@@ -111,19 +117,10 @@ def test_test_jvms_get_the_short_lived_flags_and_benchmarks_do_not(tmp_path: Pat
 def test_test_processes_keep_their_bytecode_where_the_shell_forbids_it(tmp_path: Path) -> None:
     """A shell's PYTHONDONTWRITEBYTECODE=1 made every test process compile Airflow and pyspark from source
     again; the test targets let Python keep its bytecode, the other targets leave the shell's setting."""
-    extra = tmp_path / "probe.mk"
-    extra.write_text('test-probe bench-probe:\n\t@python3 -c "import sys; print(sys.dont_write_bytecode)"\n')
+    recipe = '@python3 -c "import sys; print(sys.dont_write_bytecode)"'
 
     def dont_write_bytecode(target: str) -> str:
-        done = subprocess.run(
-            ["make", "--no-print-directory", "-s", "-f", "Makefile", "-f", str(extra), target],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        )
-        return done.stdout.strip()
+        return _probe(tmp_path, target, recipe, PYTHONDONTWRITEBYTECODE="1")
 
     assert dont_write_bytecode("test-probe") == "False"
     assert dont_write_bytecode("bench-probe") == "True"
