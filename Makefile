@@ -79,7 +79,7 @@ spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 # tests/system/test_fault_matrix.py and test_assertion_dag.py). `make test-lowest LOWEST_TESTS="tests/spark tests/system"` runs everything
 # (Spark tests first, as in `make test`: their shared session must be the first one of the process).
 LOWEST_TESTS ?= tests/system --ignore=tests/system/test_without_openlineage.py --ignore=tests/system/test_lineage_view.py \
-	--ignore=tests/system/test_marquez.py \
+	--ignore=tests/system/test_marquez.py --ignore=tests/system/test_marquez_faults.py \
 	--deselect=tests/system/test_unmodified_tasks_cli.py::test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider \
 	$(LOG_MASKING_ELSEWHERE)
 

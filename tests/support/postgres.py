@@ -443,13 +443,21 @@ class PostgresServer:
             conf.write("\n# lineage_operators tests\n")
             conf.writelines(f"{key} = {value}\n" for key, value in settings.items())
 
-    def _start_server(self) -> None:
+    def pause(self) -> None:
+        """Stop the server and keep its data: a database that goes down under its clients."""
+        self._terminate_server()
+
+    def resume(self) -> None:
+        """Start the paused server again, on the same port, with its data."""
+        self._start_server(port=self.port)
+
+    def _start_server(self, port: int | None = None) -> None:
         # The postmaster is our own child (not daemonized through pg_ctl), so stop() can wait() for
         # it and nothing is left behind, not even a zombie for PID 1 to reap.
         assert self._runas is not None
         last_error = ""
-        for _ in range(_START_ATTEMPTS):  # the free port can be taken between probing and binding
-            self.port = _free_port()
+        for _ in range(1 if port else _START_ATTEMPTS):  # a free port can be taken before it is bound
+            self.port = port or _free_port()
             with self.log_path.open("ab") as log:
                 self._runas.chown(self.log_path)
                 self._proc = subprocess.Popen(
