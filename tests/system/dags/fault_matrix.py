@@ -167,26 +167,3 @@ def _write_transport(spark) -> None:
 
 with DAG("fault_transport_down", schedule=None, start_date=START) as transport_down_dag:
     LineageAwarePySparkOperator(task_id="write", master="local[1]", python_callable=_write_transport)
-
-
-def _write_while_backend_goes_down(spark) -> None:
-    """Writes, then waits (10 s at most) until the lineage backend's port refuses connections: the
-    test's backend stops itself when this task's START reaches it, so the COMPLETE meets it down."""
-    import socket
-    import time
-
-    spark.range(3).write.mode("overwrite").parquet(f"{BASE_DIR}/transport")
-    port = int(os.environ.get("LINEAGE_TEST_BACKEND_PORT", "0"))
-    deadline = time.monotonic() + 10
-    while port and time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        except OSError:
-            return
-        time.sleep(0.05)
-
-
-with DAG("fault_backend_restart", schedule=None, start_date=START) as backend_restart_dag:
-    LineageAwarePySparkOperator(
-        task_id="write", master="local[1]", python_callable=_write_while_backend_goes_down
-    )
