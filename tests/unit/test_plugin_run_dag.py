@@ -130,3 +130,15 @@ def test_dag_not_defined_at_module_level_gets_a_clear_error(run_dag: Any) -> Non
 
     with pytest.raises(RuntimeError, match="module level"):
         run_dag(dag)
+
+
+def test_each_run_names_its_own_namespace_in_the_parent_facet_too(run_dag: Any) -> None:
+    """The provider evaluates the parent facet's namespace once, at import: a second run in another
+    namespace in the same process must not name the first one's (the harness binds it per run)."""
+    for namespace in ("first_namespace", "second_namespace"):
+        result = run_dag(_load_dag("failing_dag"), namespace=namespace)
+        (event,) = result["harness.failing.explode.event.fail"]
+        assert event["job"]["namespace"] == namespace
+        parent = event["run"]["facets"]["parent"]["job"]
+        assert (parent["namespace"], parent["name"]) == (namespace, "harness.failing")
+        assert event["run"]["facets"]["parent"]["root"]["job"]["namespace"] == namespace

@@ -40,6 +40,7 @@ from lineage_operators.testing.backend import is_backend_url
 from lineage_operators.testing.event_store import requested_dag_ids
 from lineage_operators.testing.events import Events, load_events
 from lineage_operators.testing.hook_lineage_state import reading_hook_lineage, reset_hook_lineage_collector
+from lineage_operators.testing.provider_defaults import parent_namespace_of_this_run
 from lineage_operators.testing.task_output import TaskOutput, describe_failures, task_label
 
 __all__ = [
@@ -417,7 +418,12 @@ def _run_dag_in(
             )
         _ensure_listener_registered()
         try:
-            with _dags_folder(folder), reading_hook_lineage(), _dag_test_patches(emit_dag_start, output):
+            with (
+                _dags_folder(folder),
+                reading_hook_lineage(),
+                parent_namespace_of_this_run(),
+                _dag_test_patches(emit_dag_start, output),
+            ):
                 try:
                     kwargs: dict[str, Any] = {"run_conf": run_conf}
                     if logical_date is not None:
