@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.ports import HOST, free_port
+from tests.support.ports import HOST, free_port, is_free
 from tests.support.postgres import PostgresServer, PostgresUnavailable
 from tests.support.processes import log_tail, started_or_failed, stop_group
 
@@ -163,13 +162,12 @@ class MarquezServer:
         self.database = PostgresServer(database=DATABASE, user=DB_USER, password=DB_PASSWORD)
         try:
             self.database.start()
+            self.port = port if port is not None and is_free(port) else free_port()
+            self.admin_port = free_port()
+            self.start_server(deadline=began + START_TIMEOUT)
         except PostgresUnavailable as exc:
             self.stop()
             raise MarquezUnavailable(f"Marquez's PostgreSQL could not start: {exc}") from None
-        self.port = port if port is not None and _is_free(port) else free_port()
-        self.admin_port = free_port()
-        try:
-            self.start_server(deadline=began + START_TIMEOUT)
         except BaseException:
             self.stop()
             raise
@@ -284,15 +282,6 @@ class MarquezServer:
         request = urllib.request.Request(f"{self.url}{path}{query}", headers={"Accept": "application/json"})
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return json.loads(response.read() or b"null")
-
-
-def _is_free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind((HOST, port))
-        except OSError:
-            return False
-    return True
 
 
 @pytest.fixture(scope="session")

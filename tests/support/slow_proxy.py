@@ -23,6 +23,13 @@ class SlowProxy:
         self.url = f"http://{HOST}:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, name="slow-proxy", daemon=True)
 
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
     def forward(
         self, method: str, path: str, body: bytes | None, headers: dict[str, str]
     ) -> tuple[int, bytes]:
@@ -65,9 +72,8 @@ def _handler(proxy: SlowProxy) -> type[BaseHTTPRequestHandler]:
 @contextlib.contextmanager
 def slow_proxy(upstream: str) -> Iterator[SlowProxy]:
     proxy = SlowProxy(upstream)
-    proxy._thread.start()
+    proxy.start()
     try:
         yield proxy
     finally:
-        proxy._server.shutdown()
-        proxy._server.server_close()
+        proxy.stop()
