@@ -4,7 +4,8 @@
 stops Marquez's PostgreSQL (Marquez up, answering errors); ``while_failing`` writes then;
 ``make_slow`` starts the database again and puts a delay before each of Marquez's answers;
 ``while_slow`` writes then. The test does what the tasks ask (a file each task writes) and each task
-waits until the backend is in the state it asked for, so every event meets a known backend.
+waits until the backend is in the state it asked for, so every event meets a known backend; it
+writes how long it waited (``<state>.waited``), which the test leaves out of the time lineage cost.
 """
 
 from __future__ import annotations
@@ -67,11 +68,14 @@ def _ask(state: str, ready: Any) -> None:
     Only when the test says so (``LINEAGE_TEST_FAULTS``): its healthy run asks for nothing."""
     if os.environ.get("LINEAGE_TEST_FAULTS") != "1":
         return
-    (Path(BASE_DIR) / "faults").mkdir(parents=True, exist_ok=True)
-    (Path(BASE_DIR) / "faults" / state).touch()
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
+    folder = Path(BASE_DIR) / "faults"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / state).touch()
+    asked = time.monotonic()
+    while time.monotonic() < asked + WAIT_S:
         if ready():
+            # the wait is the test's doing (a server restarted, a probe timing out), not lineage's
+            (folder / f"{state}.waited").write_text(str(time.monotonic() - asked))
             return
         time.sleep(0.2)
     raise RuntimeError(f"the backend did not reach {state!r} within {WAIT_S:.0f} s")
