@@ -250,12 +250,16 @@ test-envs: $(LOWEST_VENV)/.installed $(LOWEST_SPARK_VENV)/.installed $(foreach l
 # The pinned test-only jars (tests/support/maven_jars.py: Delta, Iceberg, openlineage-spark), fetched and verified
 # once, before the first suite that puts them on a JVM's classpath; and the Marquez server the main suite sends
 # events to, built from upstream's source in ../shared/marquez (pinned by its hash) into ~/.cache/lineage-operators/
-# marquez (tests/support/marquez.py): ~1 minute the first time, nothing afterwards.
+# marquez (tests/support/marquez.py): ~1 minute the first time, nothing afterwards; and its web UI, built with npm
+# from the same folder into ~/.cache/lineage-operators/marquez-web (tests/support/marquez_web.py): ~4 minutes the
+# first time, nothing afterwards.
 jars: setup
 	$(PY) -m tests.support.maven_jars --all > /dev/null
 	$(PY) -m tests.support.marquez build > /dev/null
+	$(PY) -m tests.support.marquez_web build > /dev/null
 
-# A running Marquez (API on port 5000 when it is free) with the demo DAG's lineage in it, until Ctrl-C.
+# A running Marquez (API on port 5000, UI on port 3000, when they are free) with the demo DAG's lineage in it,
+# until Ctrl-C.
 marquez: setup jars
 	$(PY) -m tests.support.marquez serve
 

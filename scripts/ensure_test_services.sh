@@ -5,7 +5,9 @@
 #   - the PostgreSQL JDBC driver (Debian's `libpostgresql-jdbc-java`,
 #     /usr/share/java/postgresql*.jar), put on Spark's classpath by the tests;
 #   - a headless browser (Debian's `chromium`, /usr/bin/chromium), which the lineage view's
-#     browser tests drive through Playwright (Playwright never downloads a browser here).
+#     browser tests drive through Playwright (Playwright never downloads a browser here);
+#   - Node.js and npm (Debian's `nodejs`, `npm`), which build Marquez's web UI from its source
+#     (tests/support/marquez_web.py) for the tests that look at the lineage in it.
 #
 # Idempotent and fast when everything is present (no apt-get at all then).
 # It never starts a server and never starts the system-wide cluster service.
@@ -40,9 +42,11 @@ missing=()
 find_pg_bin >/dev/null || missing+=(postgresql)
 find_jdbc_jar >/dev/null || missing+=(libpostgresql-jdbc-java)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
-    log "ok: postgres $(find_pg_bin), jdbc $(find_jdbc_jar), browser /usr/bin/chromium"
+    log "ok: postgres $(find_pg_bin), jdbc $(find_jdbc_jar), browser /usr/bin/chromium, node $(node --version)"
     exit 0
 fi
 
@@ -89,4 +93,5 @@ apt install --no-install-recommends "${missing[@]}" \
 pg_bin=$(find_pg_bin) || die "installed postgresql but found no initdb/pg_ctl/postgres/psql under /usr/lib/postgresql/*/bin"
 jar=$(find_jdbc_jar) || die "installed libpostgresql-jdbc-java but found no /usr/share/java/postgresql*.jar"
 [ -x /usr/bin/chromium ] || die "installed chromium but found no /usr/bin/chromium"
-log "ok: postgres $pg_bin, jdbc $jar, browser /usr/bin/chromium"
+command -v npm >/dev/null 2>&1 || die "installed nodejs and npm but found no npm on PATH"
+log "ok: postgres $pg_bin, jdbc $jar, browser /usr/bin/chromium, node $(node --version)"

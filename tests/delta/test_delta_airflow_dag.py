@@ -13,8 +13,10 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
+from tests.support.marquez import MarquezServer, assert_table_drawn_as_its_location
 from tests.support.table_format_session import load_dag_module
 
 from lineage_operators.testing import DagRunResult, validate_events
@@ -38,6 +40,7 @@ def test_operator_writes_and_reads_delta_tables(
     delta_jvm: list[Path],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    marquez: MarquezServer,
 ) -> None:
     lake = tmp_path / "lake"
     monkeypatch.setenv("LINEAGE_DELTA_LAKE", str(lake))
@@ -45,11 +48,11 @@ def test_operator_writes_and_reads_delta_tables(
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)  # as a user's environment: no test --jars
     module = load_dag_module(DAG_FILE, "delta_tables_dag")
 
-    result = run_dag(module.dag, logical_date=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    result = run_dag(module.dag, logical_date=datetime(2026, 1, 1, tzinfo=timezone.utc), backend=marquez.url)
     assert result.state == "success", result.failures
     validate_events(result)
 
-    orders, totals = lake / "orders", lake / "totals"
+    orders, totals = lake / "orders", lake / "warehouse" / "totals"
     (written,) = _final(result, "load")["outputs"]
     assert (written["namespace"], written["name"]) == ("file", str(orders))
     facets = written["facets"]
@@ -66,3 +69,11 @@ def test_operator_writes_and_reads_delta_tables(
     fields = out["facets"]["columnLineage"]["fields"]
     assert {(i["name"], i["field"]) for i in fields["total"]["inputFields"]} == {(str(orders), "amount")}
     assert "_delta_log" not in result.events_path.read_text()
+    assert out["facets"]["symlinks"]["identifiers"] == [
+        {"namespace": f"file:{lake / 'warehouse'}", "name": "default.totals", "type": "TABLE"}
+    ]
+    # in Marquez (the provider's HTTP transport): the path table and the catalog table, each its location
+    path_table = marquez.get(f"/api/v1/namespaces/file/datasets/{quote(str(orders), safe='')}")
+    assert (path_table["name"], path_table["facets"].get("symlinks")) == (str(orders), None)
+    job = summarize["job"]
+    assert_table_drawn_as_its_location(marquez, out, writer=f"job:{job['namespace']}:{job['name']}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.marquez import MarquezServer, assert_table_drawn_as_its_location
 from tests.support.table_format_session import load_dag_module
 
 from lineage_operators.testing import DagRunResult, validate_events
@@ -37,6 +38,7 @@ def test_operator_writes_and_reads_iceberg_tables(
     iceberg_jvm: list[Path],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    marquez: MarquezServer,
 ) -> None:
     warehouse = tmp_path / "warehouse"
     monkeypatch.setenv("LINEAGE_ICEBERG_WAREHOUSE", str(warehouse))
@@ -45,7 +47,7 @@ def test_operator_writes_and_reads_iceberg_tables(
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
     module = load_dag_module(DAG_FILE, "iceberg_tables_dag")
 
-    result = run_dag(module.dag, logical_date=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    result = run_dag(module.dag, logical_date=datetime(2026, 1, 1, tzinfo=timezone.utc), backend=marquez.url)
     assert result.state == "success", result.failures
     validate_events(result)
 
@@ -83,6 +85,10 @@ def test_operator_writes_and_reads_iceberg_tables(
     assert totals["facets"]["version"]["datasetVersion"] == totals_snapshot
     fields = totals["facets"]["columnLineage"]["fields"]
     assert {(i["name"], i["field"]) for i in fields["total"]["inputFields"]} == {(str(orders_dir), "amount")}
+    # in Marquez (the provider's HTTP transport): each catalog table drawn as its location, found by name
+    for task, table in (("load", written), ("summarize", totals)):
+        job = _final(result, task)["job"]
+        assert_table_drawn_as_its_location(marquez, table, writer=f"job:{job['namespace']}:{job['name']}")
 
 
 def _current_snapshot(table_dir: Path) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -282,6 +283,28 @@ class MarquezServer:
         request = urllib.request.Request(f"{self.url}{path}{query}", headers={"Accept": "application/json"})
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return json.loads(response.read() or b"null")
+
+
+def assert_table_drawn_as_its_location(marquez: MarquezServer, table: dict[str, Any], writer: str) -> None:
+    """A catalog table an event names by its location, with its table name as a symlink: Marquez draws
+    the location's node (``writer``, a job node id, writes it), and the table name finds the same
+    dataset, with the same fields."""
+    quote = functools.partial(urllib.parse.quote, safe="")
+    node = marquez.get(f"/api/v1/namespaces/{quote(table['namespace'])}/datasets/{quote(table['name'])}")
+    assert node["name"] == table["name"]
+    (symlink,) = table["facets"]["symlinks"]["identifiers"]
+    assert node["facets"]["symlinks"]["identifiers"] == [symlink]
+    by_table_name = marquez.get(
+        f"/api/v1/namespaces/{quote(symlink['namespace'])}/datasets/{quote(symlink['name'])}"
+    )
+    assert by_table_name["physicalName"] == table["name"]
+    assert by_table_name["fields"] == node["fields"]
+    assert [f["name"] for f in node["fields"]] == [f["name"] for f in table["facets"]["schema"]["fields"]]
+    graph = marquez.get("/api/v1/lineage", {"nodeId": writer, "depth": 1})["graph"]
+    edges = {e["destination"] for n in graph if n["id"] == writer for e in n["outEdges"]}
+    assert f"dataset:{table['namespace']}:{table['name']}" in edges
+    table_node = f"dataset:{symlink['namespace']}:{symlink['name']}"
+    assert table_node not in {n["id"] for n in graph}  # the table name has no node of its own
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.browser import chromium  # noqa: F401  (fixture: Marquez's UI in test_marquez.py)
+from tests.support.marquez_web import marquez_web  # noqa: F401  (fixture)
 from tests.support.postgres import postgres  # noqa: F401  (fixture)
 
 from lineage_operators.cli.main import main as cli_main

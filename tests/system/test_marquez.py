@@ -8,7 +8,8 @@ run FAILED with its error), the parent chain task run -> DAG run, the graph arou
 and edges), each run's dataset versions, the schema of every written dataset as versions (a new
 column written, a column added by ``ALTER TABLE``), column lineage field by field through a join, an
 aggregate and a CASE, and the data-quality metrics and check results. A DAG of Spark Connect tasks
-shows the same way, its catalog table as its location's node found by its table name too.
+shows the same way, its catalog table as its location's node found by its table name too. Marquez's
+own web UI, in headless Chromium, draws a job's graph as the API has it.
 
 What Marquez does with a facet is its own choice, and the assertions say where it differs from the
 event: it keeps dataset facets of COMPLETE events only, shows no transformation type for the
@@ -18,7 +19,17 @@ and has no place for the facet's dataset-wide entries.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
 import urllib.parse
+import urllib.request
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -26,7 +37,12 @@ from typing import Any
 
 import pytest
 from tests.support.airflow_scheduler import airflow_scheduler, trigger_run, wait_for_run
-from tests.support.marquez import MarquezServer
+from tests.support.browser import SCREENSHOTS
+from tests.support.marquez import MarquezServer, assert_table_drawn_as_its_location
+from tests.support.marquez_demo import NAMESPACE as DEMO_NAMESPACE
+from tests.support.marquez_web import MarquezWeb
+from tests.support.ports import free_port
+from tests.support.processes import stop_group
 from tests.system.conftest import LOGICAL_DATE, final_event, load_dag_file
 from tests.system.test_connect_lineage import connect_env  # noqa: F401  (the fixture, for the Connect test)
 
@@ -47,6 +63,8 @@ TASKS = ("write_orders", "summarize", "register_table", "fail_late")
 TASK_STATES = {"write_orders": "success", "summarize": "success", "register_table": "success"}
 #: Four Spark task processes one after the other, on a loaded 2-core machine.
 RUN_TIMEOUT = 420.0
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_TASKS = ("ingest_orders", "clean_orders", "aggregate_daily")
 
 
 @dataclass(frozen=True)
@@ -301,16 +319,107 @@ def test_spark_connect_tasks_in_marquez(marquez: MarquezServer, run_dag: Any, ba
     assert [(f["name"], f["type"]) for f in dataset["fields"]] == _schema(summary, written)
     # a catalog table: its node is its location, as the event names it; the table name is its symlink
     table = final_event(result, "connect_lineage", "tables")["outputs"][0]
-    node = marquez.get(f"/api/v1/namespaces/{table['namespace']}/datasets/{_quoted(table['name'])}")
-    symlink = table["facets"]["symlinks"]["identifiers"][0]
-    assert node["name"] == table["name"]
-    assert node["facets"]["symlinks"]["identifiers"] == table["facets"]["symlinks"]["identifiers"]
-    by_table_name = marquez.get(
-        f"/api/v1/namespaces/{_quoted(symlink['namespace'])}/datasets/{_quoted(symlink['name'])}"
-    )
-    assert by_table_name["physicalName"] == table["name"]  # the table name finds the same dataset
-    assert by_table_name["fields"] == node["fields"]
     job = _node("job", namespace, "connect_lineage.tables")
-    graph = marquez.get("/api/v1/lineage", {"nodeId": job, "depth": 1})["graph"]
-    edges = {e["destination"] for n in graph if n["id"] == job for e in n["outEdges"]}
-    assert edges == {_node("dataset", "file", table["name"])}  # the graph draws the location's node
+    assert_table_drawn_as_its_location(marquez, table, writer=job)
+
+
+def _shown(name: str, length: int) -> str:
+    """A node's label as Marquez's graph writes it: the first ``length`` characters, then ``...``."""
+    return name if len(name) <= length else f"{name[:length]}..."
+
+
+#: The texts of the largest SVG on the page (the graph, not its minimap), in document order.
+_GRAPH_TEXTS = """() => {
+    const area = svg => svg.getBoundingClientRect().width * svg.getBoundingClientRect().height;
+    const graphs = [...document.querySelectorAll('svg')].filter(svg => svg.querySelector('text'));
+    if (!graphs.length) return [];
+    const graph = graphs.reduce((a, b) => (area(b) > area(a) ? b : a));
+    return [...graph.querySelectorAll('text')].map(t => t.textContent.trim());
+}"""
+
+
+def _drawn_nodes(texts: list[str]) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(kind, label, field rows) per node: a node is its kind's text, its label, then its ``- field`` rows."""
+    nodes: list[tuple[str, str, list[str]]] = []
+    for text in texts:
+        if text in ("JOB", "DATASET"):
+            nodes.append((text, "", []))
+        elif nodes and not nodes[-1][1]:
+            nodes[-1] = (nodes[-1][0], text, nodes[-1][2])
+        elif nodes and text.startswith("- "):
+            nodes[-1][2].append(text[2:])
+    return [(kind, label, tuple(fields)) for kind, label, fields in nodes]
+
+
+def test_a_person_sees_the_graph_of_a_job_in_marquez_web_ui(
+    marquez: MarquezServer, marquez_web: MarquezWeb, chromium: Any, runs: Runs
+) -> None:
+    """Marquez's own UI (built from upstream's source, served against this server) in headless Chromium:
+    the lineage page of the ``summarize`` job draws the job, the two datasets it read and the one it
+    wrote, each with the fields Marquez stores, and nothing the API's graph does not have. The
+    screenshot is kept in .build/screenshots."""
+    job = f"{DAG_ID}.summarize"
+    graph = marquez.get("/api/v1/lineage", {"nodeId": _node("job", NAMESPACE, job), "depth": 1})["graph"]
+    in_graph = {(n["type"], tuple(f["name"] for f in n["data"].get("fields") or [])) for n in graph}
+    page = chromium.new_page(viewport={"width": 1600, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{marquez_web.url}/lineage/job/{_quoted(NAMESPACE)}/{_quoted(job)}?depth=1")
+    # the graph draws after its client-side layout: wait for the nodes, not for the page's load
+    page.wait_for_function(
+        f"() => ({_GRAPH_TEXTS})().filter(t => t === 'DATASET').length >= 3", timeout=60_000
+    )
+    drawn = _drawn_nodes(page.evaluate(_GRAPH_TEXTS))
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "marquez-job-lineage.png"), full_page=True)
+    page.close()
+    assert errors == []
+    assert ("JOB", _shown(job, 16), ()) in drawn
+    for name in ("orders", "customers", "summary"):
+        stored = marquez.get(f"/api/v1/namespaces/file/datasets/{_quoted(runs.path(name))}")
+        fields = tuple(_shown(f["name"], 20) for f in stored["fields"])
+        assert ("DATASET", _shown(stored["name"], 15), fields) in drawn, name
+    shown_in_graph = {(kind, tuple(_shown(f, 20) for f in fields)) for kind, fields in in_graph}
+    assert {(kind, fields) for kind, _, fields in drawn} <= shown_in_graph  # nothing the API lacks
+
+
+def test_make_marquez_serves_the_api_and_the_ui_with_the_demo_dags_lineage() -> None:
+    """``make marquez`` (``python -m tests.support.marquez serve``) as a person runs it: it prints the UI's
+    and the API's URLs once the demo DAG's lineage is in; the API has the demo's jobs, the UI answers
+    with Marquez's app; SIGTERM stops it cleanly (exit 0)."""
+    env = {**os.environ, "MARQUEZ_PORT": str(free_port()), "WEB_PORT": str(free_port())}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.marquez", "serve"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or []], daemon=True).start()
+    printed: list[str] = []
+    try:
+        deadline = time.monotonic() + RUN_TIMEOUT
+        while not any("Press Ctrl-C" in line for line in printed):
+            assert process.poll() is None, "".join(printed[-40:])
+            assert time.monotonic() < deadline, "".join(printed[-40:])
+            with contextlib.suppress(queue.Empty):
+                printed.append(lines.get(timeout=1))
+        urls = dict(re.findall(r"^Marquez (UI|API): +(\S+)", "".join(printed), re.MULTILINE))
+        api, ui = urls["API"], urls["UI"]
+        with urllib.request.urlopen(f"{api}/api/v1/namespaces/{DEMO_NAMESPACE}/jobs", timeout=30) as answer:
+            jobs = {job["name"] for job in json.load(answer)["jobs"]}
+        assert {f"example_file_pipeline.{task}" for task in DEMO_TASKS} <= jobs
+        with urllib.request.urlopen(ui, timeout=30) as answer:
+            assert answer.status == 200
+            assert "bundle.js" in answer.read().decode()  # Marquez's app, built from its source
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            stop_group(process, 10)  # Marquez, its database and the UI with it
+            raise
+    assert process.returncode == 0, "".join(printed[-40:])

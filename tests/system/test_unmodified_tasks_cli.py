@@ -67,9 +67,11 @@ def airflow_dags_test(
     harness: bool = False,
     dag_files: tuple[Path, ...] = (),
     airflow_env: dict[str, str] | None = None,
+    backend: str | None = None,
 ) -> dict[str, Any]:
     """A migrated database + ``airflow dags test`` (or, with ``harness``, the harness's ``run_dag``,
-    i.e. ``dag.test()``) in ``python``'s environment, only configuration added; the events.
+    i.e. ``dag.test()``) in ``python``'s environment, only configuration added; the events (also sent
+    to ``backend``'s HTTP API when given).
     The output is kept in ``tmp_path / "airflow-dags-test.log"``."""
     home, dags = tmp_path / "home", tmp_path / "dags"
     dags.mkdir(parents=True)
@@ -88,7 +90,7 @@ def airflow_dags_test(
             "LINEAGE_EXAMPLE_BASE_DIR": str(base_dir),
         }
     )
-    env.update({k: v for k, v in transport_env(events_path).items() if v is not None})
+    env.update({k: v for k, v in transport_env(events_path, backend=backend).items() if v is not None})
     env.update(airflow_env or {})
 
     _migrated_database(python, env, home)

@@ -1,6 +1,6 @@
-"""Two operator tasks over Delta tables by path (pyspark + the Delta jars of its line): ``load`` writes
-``orders``; ``summarize`` reads it and overwrites ``totals``. Jars and lake come from the environment
-the test sets."""
+"""Two operator tasks over Delta tables (pyspark + the Delta jars of its line): ``load`` writes
+``orders`` by path; ``summarize`` reads it and writes ``totals``, a table of the session catalog
+(``saveAsTable``) in the lake's warehouse. Jars and lake come from the environment the test sets."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ CONF = {
     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
     "spark.ui.enabled": "false",
     "spark.sql.shuffle.partitions": "2",
+    "spark.sql.warehouse.dir": f"{LAKE}/warehouse",
 }
 
 
@@ -31,7 +32,7 @@ def load(spark) -> None:
 def summarize(spark) -> None:
     orders = spark.read.format("delta").load(f"{LAKE}/orders")
     totals = orders.groupBy("customer").agg({"amount": "sum"}).withColumnRenamed("sum(amount)", "total")
-    totals.write.format("delta").mode("overwrite").save(f"{LAKE}/totals")
+    totals.write.format("delta").mode("overwrite").saveAsTable("totals")
 
 
 with DAG(

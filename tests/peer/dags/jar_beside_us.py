@@ -20,6 +20,21 @@ def clean_orders(spark) -> None:
     orders.selectExpr("id", "upper(name) AS name").write.mode("overwrite").parquet(f"{BASE_DIR}/clean_orders")
 
 
+def jar_transport() -> dict[str, str]:
+    """The jar's events to a file and, with ``PEER_MARQUEZ_URL``, also to Marquez (the jar's composite
+    transport, sending in the listener's own thread so nothing is left unsent when the task ends)."""
+    file = {"type": "file", "location": os.environ["PEER_EVENTS"]}
+    marquez = os.environ.get("PEER_MARQUEZ_URL")
+    if not marquez:
+        return {f"spark.openlineage.transport.{key}": value for key, value in file.items()}
+    http = {"type": "http", "url": marquez, "endpoint": "/api/v1/lineage"}
+    conf = {"spark.openlineage.transport.type": "composite"}
+    conf["spark.openlineage.transport.withThreadPool"] = "false"
+    for name, settings in (("file", file), ("marquez", http)):
+        conf |= {f"spark.openlineage.transport.transports.{name}.{k}": v for k, v in settings.items()}
+    return conf
+
+
 with DAG("jar_beside_us", schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC")) as dag:
     LineageAwarePySparkOperator(
         task_id="clean_orders",
@@ -28,8 +43,7 @@ with DAG("jar_beside_us", schedule=None, start_date=pendulum.datetime(2026, 1, 1
         config_kwargs={
             "spark.jars": os.environ["PEER_JAR"],
             "spark.extraListeners": "io.openlineage.spark.agent.OpenLineageSparkListener",
-            "spark.openlineage.transport.type": "file",
-            "spark.openlineage.transport.location": os.environ["PEER_EVENTS"],
             "spark.openlineage.namespace": "spark_cluster",
+            **jar_transport(),
         },
     )
