@@ -41,6 +41,14 @@ from tests.support.s3proxy_pins import S3PROXY_MAIN
 REGION = "us-east-1"
 START_TIMEOUT = 90.0
 JVM_OPTIONS = ("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+#: The server's log: its warnings and errors, one line each (the log tail of an S3Unavailable).
+LOGBACK = """<configuration>
+  <appender name="out" class="ch.qos.logback.core.ConsoleAppender">
+    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level %logger{36} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="INFO"><appender-ref ref="out"/></root>
+</configuration>
+"""
 
 
 class S3Unavailable(RuntimeError):
@@ -79,8 +87,8 @@ def s3a_jars() -> list[Path]:
 
 
 def s3a_conf(endpoint: str) -> dict[str, str]:
-    """Spark conf for S3A against ``endpoint``: path-style, plain HTTP, the fixed test credentials, few
-    and short retries (a server that went away fails a test in seconds, not after S3A's minutes)."""
+    """Spark conf for S3A against ``endpoint``: path-style, plain HTTP, the fixed test credentials, no bulk
+    delete, few and short retries (a server that went away fails a test in seconds, not after minutes)."""
     prefix = "spark.hadoop.fs.s3a."
     return {
         f"{prefix}impl": "org.apache.hadoop.fs.s3a.S3AFileSystem",
@@ -91,6 +99,8 @@ def s3a_conf(endpoint: str) -> dict[str, str]:
         f"{prefix}aws.credentials.provider": "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider",
         f"{prefix}access.key": S3_ACCESS_KEY,
         f"{prefix}secret.key": S3_SECRET_KEY,
+        # S3Proxy answers a bulk DeleteObjects carrying SDK v2's checksum headers with 501: one DELETE a key
+        f"{prefix}multiobjectdelete.enable": "false",
         f"{prefix}attempts.maximum": "2",
         f"{prefix}retry.limit": "2",
         f"{prefix}connection.establish.timeout": "5000",
@@ -182,7 +192,22 @@ class S3Server:
             )
         )
         classpath = os.pathsep.join(str(jar) for jar in jars)
-        command = [java(), *JVM_OPTIONS, "-cp", classpath, S3PROXY_MAIN, "--properties", str(properties)]
+        try:
+            runtime = java()
+        except RuntimeError as error:
+            raise S3Unavailable(f"S3Proxy cannot start: {error}") from None
+        logging = self.root / "logback.xml"  # S3Proxy ships no logback config: logback's default is DEBUG
+        logging.write_text(LOGBACK)
+        command = [
+            runtime,
+            *JVM_OPTIONS,
+            f"-Dlogback.configurationFile={logging}",
+            "-cp",
+            classpath,
+            S3PROXY_MAIN,
+            "--properties",
+            str(properties),
+        ]
         with self.log.open("wb") as log:
             self._process = subprocess.Popen(
                 command,
