@@ -6,9 +6,9 @@ version and the AWS SDK modules S3A uses, not the SDK bundles its pom names (v1 
 own jars hold them: httpclient/httpcore, commons-codec/-logging, slf4j, Jackson, joda-time and Netty
 (SDK v2's ``netty-nio-client`` runs on the line's Netty).
 
-* 3.3.4 (pyspark 3.5, SDK v1, ~4.6 MB): ``aws-java-sdk-s3``, ``-kms``, ``-core``, ``jmespath-java``,
-  ``ion-java`` and ``jackson-dataformat-cbor`` at Spark 3.5's Jackson (2.15.2). No DynamoDB: 3.3.4's
-  S3A classes do not reference it unless S3Guard is configured.
+* 3.3.4 (pyspark 3.5, SDK v1, ~6.6 MB): ``aws-java-sdk-s3``, ``-kms``, ``-core``, ``-dynamodb``,
+  ``jmespath-java``, ``ion-java`` and ``jackson-dataformat-cbor`` at Spark 3.5's Jackson (2.15.2). DynamoDB
+  although S3Guard is never configured: ``S3AFileSystem.initialize`` loads its exception class.
 * 3.4.2 (pyspark 4.1) and 3.5.0 (pyspark 4.2+), SDK v2 (~12 MB each): ``s3``, ``s3-transfer-manager`` and
   their modules, and the analytics accelerator both declare.
 * 3.4.1 (pyspark 4.0) is not pinned: SDK 2.24.6's ``s3-transfer-manager`` is not served by the registry
@@ -27,6 +27,8 @@ com.amazonaws:aws-java-sdk-core:1.12.262
     06fed99f929c389e168278c1b111aaf1afb270d07202fbbce92e73d1e4279678
 software.amazon.ion:ion-java:1.0.2
     0d127b205a1fce0abc2a3757a041748651bc66c15cf4c059bac5833b27d471a5
+com.amazonaws:aws-java-sdk-dynamodb:1.12.262
+    7af4ba06d0d9b3c2ab435089caecd0567810d203aa285f7aa72861f1964d442e
 com.amazonaws:jmespath-java:1.12.262
     9001ea993a45d82a2d3086edcbda8a40b4e012d049a70fbf071fd329c0fbd777
 com.fasterxml.jackson.dataformat:jackson-dataformat-cbor:2.15.2

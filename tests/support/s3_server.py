@@ -101,6 +101,10 @@ def s3a_conf(endpoint: str) -> dict[str, str]:
         f"{prefix}secret.key": S3_SECRET_KEY,
         # S3Proxy answers a bulk DeleteObjects carrying SDK v2's checksum headers with 501: one DELETE a key
         f"{prefix}multiobjectdelete.enable": "false",
+        # Hadoop 3.3's S3A deletes the parent folders' markers after every write; the filesystem backend's
+        # marker of a folder is the folder, which it cannot remove while it holds objects (it retries for
+        # minutes). 3.4+ keeps markers by default.
+        f"{prefix}directory.marker.retention": "keep",
         f"{prefix}attempts.maximum": "2",
         f"{prefix}retry.limit": "2",
         f"{prefix}connection.establish.timeout": "5000",
