@@ -7,7 +7,11 @@ from collections.abc import Iterable
 
 CANARY = "CanaryPw7Qz9x"  # passwords, keys, tokens
 CANARY_USER = "CanaryUser4Kd"  # a Spark Connect user_id
-CANARIES = (CANARY, CANARY_USER)
+#: The S3 tests' credentials (tests/support/s3_server.py): S3Proxy's one identity, and what Spark's S3A
+#: signs with. The access key is no secret to AWS, but a user's key id in an event is still a leak.
+S3_ACCESS_KEY = "CanaryS3Key2Rv"
+S3_SECRET_KEY = "CanaryS3Secret8Jm"
+CANARIES = (CANARY, CANARY_USER, S3_ACCESS_KEY, S3_SECRET_KEY)
 
 
 def leaked(texts: Iterable[str]) -> list[str]:

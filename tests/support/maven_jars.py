@@ -21,6 +21,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.s3_pins import S3A_JARS
+from tests.support.s3proxy_pins import S3PROXY_JARS
+
 
 @dataclass(frozen=True)
 class Artifact:
@@ -193,19 +196,26 @@ org.eclipse.jetty.compression:jetty-compression-server:12.1.14
 """
 
 
-def _pin_rest_server_jars() -> list[str]:
+def pin_list(block: str, prefix: str, strip: str = "") -> list[str]:
+    """Register a block of ``group:artifact:version[:classifier]`` lines, each followed by its SHA-256, in
+    :data:`PINNED` as ``<prefix><artifact without strip>[-<classifier>]``; return those names in order."""
     names = []
-    tokens = REST_SERVER_JARS.split()
+    tokens = block.split()
     for coordinates, sha256 in zip(tokens[::2], tokens[1::2], strict=True):
         group, artifact, version, *classifier = coordinates.split(":")
-        name = "iceberg-rest-" + artifact.removeprefix("iceberg-") + "".join("-" + c for c in classifier)
+        name = prefix + artifact.removeprefix(strip) + "".join("-" + c for c in classifier)
         PINNED[name] = Artifact(group, artifact, version, sha256, "".join(classifier))
         names.append(name)
     return names
 
 
 #: The names of the REST server's jars in :data:`PINNED` (``fetch_all`` them: one ``mvn`` run).
-REST_SERVER_NAMES = _pin_rest_server_jars()
+REST_SERVER_NAMES = pin_list(REST_SERVER_JARS, "iceberg-rest-", strip="iceberg-")
+
+#: S3Proxy and its dependencies (tests/support/s3proxy_pins.py); the S3A connector per Hadoop version
+#: (tests/support/s3_pins.py): the S3 tests (tests/s3) fetch them with :func:`fetch_all`.
+S3PROXY_NAMES = pin_list(S3PROXY_JARS, "s3proxy-")
+S3A_NAMES = {hadoop: pin_list(block, f"s3a-{hadoop}-") for hadoop, block in S3A_JARS.items()}
 
 
 class JarUnavailable(RuntimeError):

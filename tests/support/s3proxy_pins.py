@@ -1,0 +1,278 @@
+"""S3Proxy 2.6.0 and every runtime dependency, pinned (data only; registered in tests/support/maven_jars.py).
+
+``group:artifact:version[:classifier]`` and, below it, its SHA-256, as a throwaway pom with
+``dependency:copy-dependencies`` on ``org.gaul:s3proxy:2.6.0`` resolved them. Unpruned (~45 MB, 132 jars):
+S3Proxy and jclouds load their providers through ``ServiceLoader``, so a jar left out would fail at the
+server's start rather than at resolution, and the Azure/Netty part that a filesystem backend never uses
+is a fifth of the size.
+"""
+
+S3PROXY_VERSION = "2.6.0"
+S3PROXY_MAIN = "org.gaul.s3proxy.Main"
+
+S3PROXY_JARS = """
+org.gaul:s3proxy:2.6.0
+    2414908b114eb6ed449fb043edfbb48e53f944822ad4a214816cde206f235339
+com.amazonaws:aws-java-sdk-sts:1.12.780
+    5798fb45896db0eebbdd18d8376b2a362d7c0ba12324bf4a796849a6b91ae83a
+com.amazonaws:aws-java-sdk-core:1.12.780
+    a1a381d1ff1674119b8602bde2dc1bc05a7bc5cd130cc985a2639765ba0216ce
+commons-logging:commons-logging:1.1.3
+    70903f6fc82e9908c8da9f20443f61d90f0870a312642991fe8462a0b9391784
+commons-codec:commons-codec:1.15
+    b3e9f6d63a790109bf0d056611fbed1cf69055826defeb9894a71369d246ed63
+org.apache.httpcomponents:httpclient:4.5.13
+    6fe9026a566c6a5001608cf3fc32196641f6c1e5e1986d1037ccdbd5f31ef743
+org.apache.httpcomponents:httpcore:4.4.13
+    e06e89d40943245fcfa39ec537cdbfce3762aecde8f9c597780d2b00c2b43424
+com.fasterxml.jackson.dataformat:jackson-dataformat-cbor:2.17.2
+    1d7dc634ba3d7981d7017f4f44d43cf371e922c80028b4eb3e5374ce6546d5f6
+joda-time:joda-time:2.12.7
+    385282b005818cfaccdbe8bd2429811e7e641782f2b88932a6b8ff51d668f616
+com.amazonaws:jmespath-java:1.12.780
+    d5f0f1a8873eb81c3be49603dab3f0aeaf08dc47319b513f64e63ce635e8efc1
+args4j:args4j:2.37
+    5a13b0f7ff519183e55b8f453b8faaa23b92ccf0443f1fac515fedf2246bdc18
+ch.qos.logback:logback-classic:1.5.16
+    f985a33a68d900badec5b0c3c613ab9db66415d2cf378987357ded9da5370e32
+ch.qos.logback:logback-core:1.5.16
+    f15e206b98ca25294506d2dadfe5ce2a6da9df9cf7c85d8e7191f99a422df3c9
+com.azure:azure-storage-blob:12.29.0
+    02ca7b6d856dc1b7c87c122b2156bef0537420e9a3e7077284a8a86e10e3aa40
+com.azure:azure-xml:1.1.0
+    1006208324a08dadd5463ad2edfa3057a1ec3adee9d79c3ca00b14ef2f66cbce
+com.azure:azure-core:1.54.0
+    7ad611d94b77958e0c6d245039be493ed67ff7c2ee325edeaa5fb2b5c2bc4519
+com.fasterxml.jackson.datatype:jackson-datatype-jsr310:2.17.2
+    9b80024a9822e70b07f6bb13824c76c137c1064a1b5eb518374ab141870fdbcc
+io.projectreactor:reactor-core:3.4.41
+    27ffc421736b78481e815c407acc8a169a417d2bea6ed79bf56eb2a32d80ade8
+org.reactivestreams:reactive-streams:1.0.4
+    f75ca597789b3dac58f61857b9ac2e1034a68fa672db35055a8fb4509e325f28
+com.azure:azure-core-http-netty:1.15.6
+    d41978869892db50069ed6554d580d01df580e510952ddb38cedb582742ea1f5
+io.netty:netty-handler:4.1.112.Final
+    ea4d6062a5fb10a6e2364d8bbdebc1cfa814f1fc9f910ef57e5caf02fb15c588
+io.netty:netty-resolver:4.1.112.Final
+    6b4ac9f3b67f562f0770d57c389279ff9c708eb401e1a3635f52297f0f897edc
+io.netty:netty-transport:4.1.112.Final
+    d38e31624d25ca790ee413d529c152170217ebedbcdcf61164fa6291f3a56c92
+io.netty:netty-handler-proxy:4.1.112.Final
+    91f7c93dfe4b7a13198d40af39edac0adb0c33f08d9759242997b89176130c8c
+io.netty:netty-codec-socks:4.1.112.Final
+    069f14507676282a8c4b871b27332aa4491c16339ec0e86f4d86d45a953b51f5
+io.netty:netty-buffer:4.1.112.Final
+    bc182c48f5369d48cd8370d2ab0c5b8d99dd8ffa4a0f8ac701652d57bd380eff
+io.netty:netty-codec:4.1.112.Final
+    72db4f93629f7ea520d2998c08e2b1d69f9c6a4792b53da5e9a001d24c78b151
+io.netty:netty-codec-http:4.1.112.Final
+    21b502d1374d6992728d004e0c1c95544d46d971f55ea78dcb854ce1ac0c83bc
+io.netty:netty-codec-http2:4.1.112.Final
+    7f73efc845e8818d71da23b21dc65d69132dd0e12ed0e80cc937bd79ab7d5749
+io.netty:netty-transport-native-unix-common:4.1.112.Final
+    e79ccea1b87a6348d4ebd3dfb37a2cccd9b7cb65c3375f6ccdac086c7b5ce487
+io.netty:netty-transport-native-epoll:4.1.112.Final:linux-x86_64
+    4e6bc9fec706aa98acd6965e7707e385c7acfdf5236f9561c0551f21d1a40f8b
+io.netty:netty-transport-classes-epoll:4.1.112.Final
+    96cf2e6622ea70e2bc67aed373607df32863f863d0d7b8c9c94d468efd1d0638
+io.netty:netty-transport-native-kqueue:4.1.112.Final:osx-x86_64
+    a65668ab59e91084f3ceb3a91344ba25a90df36eef5c6106070aa92649b668a8
+io.netty:netty-transport-classes-kqueue:4.1.112.Final
+    06d3e957325938855b319ef327d4c4eef777522c2cb9b6049e249ced45339624
+io.netty:netty-tcnative-boringssl-static:2.0.65.Final
+    bb8349bda3ba043c09f5c732c5b2d47f18ac4dafce248cb850cfbd0599e5ba01
+io.netty:netty-tcnative-classes:2.0.65.Final
+    84ef0241ada1b4ed92785e10c16edbeb063348959a3b0ef740712badd09fa128
+io.netty:netty-tcnative-boringssl-static:2.0.65.Final:linux-x86_64
+    45ce55b49f4c16de65278d9f4608a9f06460f290f1e3b4fc3f2452866519d618
+io.netty:netty-tcnative-boringssl-static:2.0.65.Final:linux-aarch_64
+    9fd6f905bce8472ca9e24f8728962b91b9319c84fcbb618ab87f6b9774c063ed
+io.netty:netty-tcnative-boringssl-static:2.0.65.Final:osx-x86_64
+    3a16b7ca4e891f9ad51e9ae9eb167c5e81d7f55a0001edf2471b693f4f8c12e1
+io.netty:netty-tcnative-boringssl-static:2.0.65.Final:osx-aarch_64
+    834d3df2f9eb3aa08d49326409c454e2f9c75a49c3f0454b7cab64619b1614dc
+io.netty:netty-tcnative-boringssl-static:2.0.65.Final:windows-x86_64
+    855d930366fae9bec3872569975959e1e31dd752dffc9f925eae8436f933e11a
+io.projectreactor.netty:reactor-netty-http:1.0.48
+    dcc612f4f98978815a293b3941ac286583eb7476129cabf0dbc24c660f74575e
+io.netty:netty-resolver-dns:4.1.112.Final
+    ad918df020ba6e10aeecc0b47133754d0c2616aa44d414bcb876d61bd704e56d
+io.netty:netty-codec-dns:4.1.112.Final
+    8939e59890dba2b72f720811c15034178449f2ce0ff3daf7942f0fb488d7ee6b
+io.netty:netty-resolver-dns-native-macos:4.1.112.Final:osx-x86_64
+    f800ddd2ed121b61010a2b2c7f3fc697ee0207a9ac5f1f719a78012c4b7449a6
+io.netty:netty-resolver-dns-classes-macos:4.1.112.Final
+    12d431286ab142e5bb395f1559cb45f703d65ef8d7ce1d95fd401ef7b9d54605
+io.projectreactor.netty:reactor-netty-core:1.0.48
+    29b20a42d039de5cd92ab77f5079d2bf66ea7af86b5627aab610dec152dc9268
+io.netty:netty-common:4.1.112.Final
+    b03967f32c65de5ed339b97729170e0289b22ffa5729e7f45f68bf6b431fb567
+com.azure:azure-storage-common:12.28.0
+    42a215c7a567859c2dd16053b9ff4a92b31570bf5919588a28c2ca2099d0cd2f
+com.azure:azure-storage-internal-avro:12.14.0
+    a4fddfe56789fd50abff4e4f6ee66cbcaea416e499ce00046f26e47609605c52
+com.azure:azure-identity:1.15.0
+    3b53b86e2ae08d35f5df6de8a8b0ba7ddbc166ea57d02b6a62a9b88efe66bab1
+com.azure:azure-json:1.3.0
+    de90f74f4730b866869fb9b78c2eff65201027a596c39a49f013d0bdc80ad47b
+com.microsoft.azure:msal4j:1.17.2
+    797530d79d750700da2ecb70a27718d747e59c44ed3829a6d18f06c915721e1b
+com.nimbusds:oauth2-oidc-sdk:11.18
+    e510e8c61c603584b7a541988bb7b2e3321c2d392e4943f5e77e396d994182bc
+com.github.stephenc.jcip:jcip-annotations:1.0-1
+    4fccff8382aafc589962c4edb262f6aa595e34f1e11e61057d1c6a96e8fc7323
+com.nimbusds:content-type:2.3
+    60349793e006fba96b532cb0c21e10e969fe0db8d87f91c3b9eaf82ba2998895
+com.nimbusds:lang-tag:1.7
+    e8c1c594e2425bdbea2d860de55c69b69fc5d59454452449a0f0913c2a5b8a31
+com.nimbusds:nimbus-jose-jwt:9.40
+    77128ed53756421bf59d2fc7f31554da29ea81cad8a5345977275adb7c5254c8
+net.minidev:json-smart:2.5.0
+    432b9e545848c4141b80717b26e367f83bf33f19250a228ce75da6e967da2bc7
+net.minidev:accessors-smart:2.5.0
+    12314fc6881d66a413fd66370787adba16e504fbf7e138690b0f3952e3fbd321
+org.ow2.asm:asm:9.3
+    1263369b59e29c943918de11d6d6152e2ec6085ce63e5710516f8c67d368e4bc
+com.microsoft.azure:msal4j-persistence-extension:1.3.0
+    dfc41c817fbfa76057af6ffe4379dbca6a5e16b8e87df8bdda23f371756c2d09
+net.java.dev.jna:jna:5.13.0
+    66d4f819a062a51a1d5627bffc23fac55d1677f0e0a1feba144aabdd670a64bb
+net.java.dev.jna:jna-platform:5.13.0
+    474d7b88f6e97009b6ec1d98c3024dd95c23187c65dabfbc35331bcac3d173dd
+com.google.auto.service:auto-service:1.1.1
+    1f48f451503e623daba7d9ed368cca0f81e1e3815653a4560113e12c0129ebd5
+com.google.auto.service:auto-service-annotations:1.1.1
+    16a76dd00a2650568447f5d6e3a9e2c809d9a42367d56b45215cfb89731f4d24
+com.google.auto:auto-common:1.2.1
+    f43f29fe2a6ebaf04b2598cdeec32a4e346d49a9404e990f5fc19c19f3a28d0e
+com.google.guava:guava:33.4.0-jre
+    b918c98a7e44dbe94ebd9fe3e40cddaadb5a93e6a78eb6008b42df237241e538
+com.google.guava:failureaccess:1.0.2
+    8a8f81cf9b359e3f6dfa691a1e776985c061ef2f223c9b2c80753e1b458e8064
+com.google.guava:listenablefuture:9999.0-empty-to-avoid-conflict-with-guava
+    b372a037d4230aa57fbeffdef30fd6123f9c0c2db85d0aced00c91b974f33f99
+org.checkerframework:checker-qual:3.43.0
+    3fbc2e98f05854c3df16df9abaa955b91b15b3ecac33623208ed6424640ef0f6
+com.google.errorprone:error_prone_annotations:2.36.0
+    77440e270b0bc9a249903c5a076c36a722c4886ca4f42675f2903a1c53ed61a5
+com.google.j2objc:j2objc-annotations:3.0.0
+    88241573467ddca44ffd4d74aa04c2bbfd11bf7c17e0c342c94c9de7a70a7c64
+com.google.jimfs:jimfs:1.3.0
+    82494408bb513f5512652e7b7f63d6f31f01eff57ce35c878644ffc2d25aee4f
+javax.xml.bind:jaxb-api:2.3.1
+    88b955a0df57880a26a74708bc34f74dcaf8ebf4e78843a28b50eae945732b06
+javax.activation:javax.activation-api:1.2.0
+    43fdef0b5b6ceb31b0424b208b930c74ab58fac2ceeb7b3f6fd3aeb8b5ca4393
+com.fasterxml.jackson.dataformat:jackson-dataformat-xml:2.18.2
+    3a5c26f070b9974617f4b103b9561d4f5e3f4f8cc60162d4e0cd3e172c776af5
+com.fasterxml.jackson.core:jackson-core:2.18.2
+    d8054ae7c0d1c2d2f55d28e46026ebe5892881f3fab5f439233184381c3b4a1f
+com.fasterxml.jackson.core:jackson-annotations:2.18.2
+    581bd61000ef7648943f781ca05689e56d03f6052748365a8e2b3a9b5d3fa32f
+com.fasterxml.jackson.core:jackson-databind:2.18.2
+    4b364e6850dc89172fcf1d4dd26b8ff5488eda44ff4657e22dd265203dd5ab3c
+org.codehaus.woodstox:stax2-api:4.2.2
+    a61c48d553efad78bc01fffc4ac528bebbae64cbaec170b2a5e39cf61eb51abe
+com.fasterxml.woodstox:woodstox-core:7.0.0
+    eeb3853282c24964a93a6eb4c1bbcb60c8d09fd8e0ffc75ab64ad21045a1fa78
+com.google.code.findbugs:jsr305:3.0.2
+    766ad2a0783f2687962c8ad74ceecc38a28b9f72a2d085ee438b7813e928d0c7
+org.apache.commons:commons-fileupload2-javax:2.0.0-M2
+    855709bddae8694ddf2cf9bf92dd6396016bfbd4c59965455d0e57bddea3d6d1
+org.apache.commons:commons-fileupload2-core:2.0.0-M2
+    85f249414c2d34349442447b7ee36fc6be55eef1c571a73f8aebaaf81ec74551
+commons-io:commons-io:2.15.1
+    a58af12ee1b68cfd2ebb0c27caef164f084381a00ec81a48cc275fd7ea54e154
+org.apache.jclouds:jclouds-allblobstore:2.7.0
+    9be423c238c072135921605d7156356e08db589096fc07e3ef4ee8270f2aa832
+org.apache.jclouds.api:s3:2.7.0
+    026cc72dd02651caab74a2dc95cd1e3661540669342b39e290ec2f8544d4f61c
+org.apache.jclouds.api:sts:2.7.0
+    3d026e5e9d46c75ec739d574f5db97143858ae8e7e7e3783b40a23395a48bcf8
+org.apache.jclouds.provider:aws-s3:2.7.0
+    0f8cbc2defd5c4a9f73fdeaf344f367d5094388fc06c6674ca84ab16abf1a4c9
+org.apache.jclouds.provider:azureblob:2.7.0
+    002cd76439cc3959ca2b29fe50c64410bef34e7d3c71eb765ec24217734789c6
+org.apache.jclouds.api:oauth:2.7.0
+    e20af4d884af3555095480600be769bd06665a16df67ab146c53e0d1bc316680
+org.apache.jclouds.api:atmos:2.7.0
+    d014e95bd3688e516b4dc65a9b8ecdf897134fb9f383ebdf7e8ddc28353f6990
+org.apache.jclouds.provider:b2:2.7.0
+    418b534f2da757adf798535c637a21c4dd848e8e2f5f688dcc8b44aa0078a5bd
+org.apache.jclouds.api:glacier:2.7.0
+    a38aaa501a87b27436aad904eb33af5001e912ec4b2b9b5ad19b13c5dea5d6f6
+org.apache.jclouds.provider:google-cloud-storage:2.7.0
+    0908da0a204305e4f6b1cf0186934edc787ce908a6f7bd88fbe3c2141f34acfd
+org.apache.jclouds.common:googlecloud:2.7.0
+    e4946cf8b59a8fbb426b945986208ea2803d0e0991d2a229af8e78119def0e51
+org.apache.jclouds.api:openstack-swift:2.7.0
+    aba001a0f1ad2d300a713a49e1a87ff31117e038085d9252d8dc87df28a775c8
+org.apache.jclouds.api:openstack-keystone:2.7.0
+    22259b671d5821b9f81149ca8525323bd8c59d6033949f284bd63f13d373de88
+org.apache.jclouds.provider:rackspace-cloudfiles-us:2.7.0
+    a3207d22d203a34ef6511f71d451938d45a288085f53c7f9974540b100bd0f84
+org.apache.jclouds.api:rackspace-cloudfiles:2.7.0
+    35a5ebb56b54c24369b501d4e858570acb2030281fe3a87764728fad1185a85f
+org.apache.jclouds.api:rackspace-cloudidentity:2.7.0
+    85a2f27efc7fbe15fe71d89ce95d1fee249e2d440b6f1f5586fc1c87a0d9edcd
+org.apache.jclouds.provider:rackspace-cloudfiles-uk:2.7.0
+    5e3c2a1fd430d84105afb2a6bdf838fabafa191b462d3b1310b031e020e2a90c
+org.apache.jclouds.api:filesystem:2.7.0
+    65966455f274cc83e62f5ed488ca5ceabe298ae290e3825314300ea68ae8cb93
+org.apache.jclouds:jclouds-blobstore:2.7.0
+    072cd68a2630e428b1156cb21d2b51d7ce89805994c80f89fa7428856e7ad1f3
+jakarta.ws.rs:jakarta.ws.rs-api:3.0.0
+    0bcb2cf4522831ad83cc7e936b8db60e2afb2582d19d672eb17d01da2c777322
+org.apache.jclouds.driver:jclouds-slf4j:2.7.0
+    1b0f99ea82e8fb347e055202c47197cb44e5979fa892dbca05decc24e331b936
+org.apache.jclouds:jclouds-core:2.7.0
+    245784542931764b0ab8dbdaecbd0f620a51f4afb63eaa3a1a513f8fe28fdb95
+com.google.code.gson:gson:2.11.0
+    57928d6e5a6edeb2abd3770a8f95ba44dce45f3b23b7a9dc2b309c581552a78b
+com.google.inject:guice:7.0.0
+    de5b0e359bd7b03ca42806b368846efd95484380fe05ae2a4ea71bc338c59c00
+aopalliance:aopalliance:1.0
+    0addec670fedcd3f113c5c8091d783280d23f75e3acb841b61a9cdb079376a08
+com.google.inject.extensions:guice-assistedinject:7.0.0
+    c07125fff9372bd6562e986bc9f3092694db9649a79761683adc9da6ffeb33e6
+jakarta.annotation:jakarta.annotation-api:2.0.0
+    2f0a0a2a5fe653794bdb1b9531bc9bea53c92c11e0b693e74cf8e396aa2ff325
+jakarta.inject:jakarta.inject-api:2.0.1
+    f7dc98062fccf14126abb751b64fab12c312566e8cbdc8483598bffcea93af7c
+jakarta.xml.bind:jakarta.xml.bind-api:4.0.2
+    0d6bcfe47763e85047acf7c398336dc84ff85ebcad0a7cb6f3b9d3e981245406
+jakarta.activation:jakarta.activation-api:2.1.3
+    01b176d718a169263e78290691fc479977186bcc6b333487325084d6586f4627
+org.glassfish.jaxb:jaxb-runtime:4.0.5
+    485d8940e76373a7f300815ea5504bf5b726c234425ad30971019d133124cca4
+org.glassfish.jaxb:jaxb-core:4.0.5
+    ad3fd9bf00de3eda9859f70b6cfb011e2fe9904804e16a2665092888ece0fdca
+org.eclipse.angus:angus-activation:2.0.2
+    6dd3bcffc22bce83b07376a0e2e094e4964a3195d4118fb43e380ef35436cc1e
+org.glassfish.jaxb:txw2:4.0.5
+    917355bc451481f30d043b24d123110517966af34383901773882810dca480e5
+com.sun.istack:istack-commons-runtime:4.1.2
+    7fd6792361f4dd00f8c56af4a20cecc0066deea4a8f3dec38348af23fc2296ee
+org.eclipse.jetty:jetty-servlet:11.0.24
+    178c8dc7e98515ba2874c87b360c1915fe774ec6e0011c651e639ea32719be63
+org.eclipse.jetty:jetty-security:11.0.24
+    07f556e34b048c819440b9e99fa6a9c1449e0d10e3c0d8628a446be5ed082b88
+org.eclipse.jetty:jetty-server:11.0.24
+    1021ca69a4cb56bda466ca9bbb0fcaff3df31629a2ecf7240595f65aebaba34b
+org.eclipse.jetty:jetty-http:11.0.24
+    64e3686347f60fb1aa025013821547995a708e61a89967c0386ad3adc9fad11f
+org.eclipse.jetty:jetty-util:11.0.24
+    1ec701f505056443de134d0e5464e298aa15400981210c10b668a070ffd97bfd
+org.eclipse.jetty:jetty-io:11.0.24
+    379a04193b4e666d7900478f602d12bd4e3d91abd3b5f64434d92927b04720f9
+org.eclipse.jetty.toolchain:jetty-jakarta-servlet-api:5.0.2
+    efb20997729f32bfa6c8a8319037c353f7ad460d5d49f336bf232998ea2358db
+org.gaul:modernizer-maven-annotations:3.1.0
+    1b4e8adc970715721846afeb632edd1c9dc9c07dc052b691c0c8d899c9b9f017
+org.slf4j:slf4j-api:2.0.16
+    a12578dde1ba00bd9b816d388a0b879928d00bab3c83c240f7013bf4196c579a
+org.slf4j:jcl-over-slf4j:2.0.16
+    5744d62c5af556e839ab922c9fa3f737f0a5971e478ba68b2eb5256b2842ec78
+javax.annotation:javax.annotation-api:1.3.2
+    e04ba5195bcd555dc95650f7cc614d151e4bcd52d29a10b8aa2197f3ab89ab9b
+"""
