@@ -269,7 +269,6 @@ test-envs: $(LOWEST_VENV)/.installed $(LOWEST_SPARK_VENV)/.installed $(foreach l
 jars: setup
 	$(PY) -m tests.support.maven_jars --all > /dev/null
 	$(PY) -m tests.support.marquez build > /dev/null
-	$(PY) -m tests.support.marquez_web build > /dev/null
 
 # A running Marquez (API on port 5000, UI on port 3000, when they are free) with the demo DAG's lineage in it,
 # until Ctrl-C.

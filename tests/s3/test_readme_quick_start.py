@@ -8,7 +8,6 @@ cluster whose image carries S3A and its conf): the README's task names no conf o
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from collections.abc import Callable
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 from tests.support.canary import S3_ACCESS_KEY, S3_SECRET_KEY
 
-from lineage_operators.testing import DagRunResult, validate_events
+from lineage_operators.testing import DagRunResult, load_dag, validate_events
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 pytestmark = pytest.mark.timeout(900)
@@ -31,15 +30,6 @@ def quick_start_code() -> str:
     match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert match, "README.md's Quick start has no Python block"
     return match.group(1)
-
-
-def _load_dag(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location("readme_quick_start", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.dag
 
 
 def _complete(result: DagRunResult) -> dict[str, Any]:
@@ -54,7 +44,7 @@ def test_the_readme_quick_start_reports_what_the_readme_says(
     dag_file = tmp_path / "dags" / "orders.py"
     dag_file.parent.mkdir()
     dag_file.write_text(quick_start_code())
-    result = run_dag(_load_dag(dag_file), logical_date=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    result = run_dag(load_dag(dag_file), logical_date=datetime(2026, 1, 1, tzinfo=timezone.utc))
     validate_events(result)
     event = _complete(result)
     inputs = {(d["namespace"], d["name"]): d for d in event["inputs"]}

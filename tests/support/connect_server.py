@@ -13,19 +13,17 @@ session extensions: tests/delta starts such a server of its own). Use the sessio
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
 import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
 from tests.support.ports import free_port as _free_port
-from tests.support.processes import log_tail, stop_group
+from tests.support.processes import log_tail, stop_group, wait_until_answering
 
 HOST = "127.0.0.1"
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
@@ -98,16 +96,23 @@ class ConnectServer:
 
     def wait_ready(self) -> None:
         """Wait until a launched server listens (other work can run while its JVM starts)."""
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            assert self._process is not None
-            if self._process.poll() is not None:
-                raise RuntimeError(f"Spark Connect server exited early:\n{self.log_tail()}")
-            with contextlib.suppress(OSError), socket.create_connection((HOST, self.port), timeout=1):
-                return
-            time.sleep(0.5)
-        self.stop()
-        raise RuntimeError(f"Spark Connect server did not listen within {START_TIMEOUT:.0f}s")
+
+        def listens() -> bool:
+            with socket.create_connection((HOST, self.port), timeout=1):
+                return True
+
+        try:
+            wait_until_answering(
+                self._process,
+                listens,
+                name="Spark Connect server",
+                log=self._log,
+                timeout=START_TIMEOUT,
+                interval=0.5,
+            )
+        except RuntimeError:
+            self.stop()
+            raise
 
     def log_tail(self, lines: int = 40) -> str:
         return log_tail(self._log, lines)
@@ -131,3 +136,11 @@ def connect_server() -> Iterator[ConnectServer]:
         yield server
     finally:
         server.stop()
+
+
+def emit_in_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The provider's ``[openlineage] execute_in_thread``, as docs/spark-connect.md recommends for Connect
+    tasks: by default the provider forks the task's process to send an event, and a fork of a process
+    holding a Spark Connect (gRPC) channel can block for ever inside gRPC's fork handler (seen here:
+    provider 2.20.0, grpcio 1.85.3, a ``dag.test()`` of Connect tasks stuck in ``os.fork()``)."""
+    monkeypatch.setenv("AIRFLOW__OPENLINEAGE__EXECUTE_IN_THREAD", "true")

@@ -12,17 +12,15 @@ ends the process group it started.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
-import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.support.ports import HOST, free_port
-from tests.support.processes import log_tail, stop_group
+from tests.support.processes import log_tail, stop_group, wait_until_answering
 
 SERVER_CLASS = "org.apache.iceberg.rest.RESTCatalogServer"
 START_TIMEOUT = 90.0
@@ -95,20 +93,21 @@ class RestCatalog:
         return self
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            assert self._process is not None
-            if self._process.poll() is not None:
-                raise RuntimeError(f"the Iceberg REST catalog server exited early:\n{self.log_tail()}")
-            with (
-                contextlib.suppress(OSError),
-                urllib.request.urlopen(f"{self.uri}/v1/config", timeout=2) as r,
-            ):
-                if r.status == 200:
-                    return
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"the Iceberg REST catalog server did not answer within {START_TIMEOUT:.0f}s")
+        def answers() -> bool:
+            with urllib.request.urlopen(f"{self.uri}/v1/config", timeout=2) as answer:
+                return bool(answer.status == 200)
+
+        try:
+            wait_until_answering(
+                self._process,
+                answers,
+                name="the Iceberg REST catalog server",
+                log=self.log,
+                timeout=START_TIMEOUT,
+            )
+        except RuntimeError:
+            self.stop()
+            raise
 
     def log_tail(self, lines: int = 40) -> str:
         return log_tail(self.log, lines)

@@ -16,7 +16,8 @@ goes from ~10 s to ~5 s on 2 cores. Anything that keeps it from starting raises
 :class:`MarquezUnavailable` with the reason and the end of the server's log: the fixtures fail with
 that, they never skip.
 
-``python -m tests.support.marquez build`` builds it (``make test`` does, before the suites);
+``python -m tests.support.marquez build`` builds it and its web UI (tests/support/marquez_web.py; ``make
+test`` does, before the suites);
 ``python -m tests.support.marquez serve`` is ``make marquez``: the server for a person, until Ctrl-C.
 """
 
@@ -43,7 +44,7 @@ from typing import Any
 import pytest
 from tests.support.ports import HOST, free_port, is_free
 from tests.support.postgres import PostgresServer, PostgresUnavailable
-from tests.support.processes import log_tail, started_or_failed, stop_group
+from tests.support.processes import log_tail, started_or_failed, stop_group, wait_until_answering
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSION = "0.51.1"
@@ -222,16 +223,15 @@ class MarquezServer:
         self._wait_ready(deadline or time.monotonic() + START_TIMEOUT)
 
     def _wait_ready(self, deadline: float) -> None:
-        while time.monotonic() < deadline:
-            if self._process is not None and self._process.poll() is not None:
-                raise MarquezUnavailable(
-                    f"Marquez exited at start (status {self._process.returncode}):\n{self._log_tail()}"
-                )
-            with contextlib.suppress(OSError, ValueError):
-                if self.get("/api/v1/namespaces", timeout=2) is not None:
-                    return
-            time.sleep(0.25)
-        raise MarquezUnavailable(f"Marquez did not answer within {START_TIMEOUT:.0f} s:\n{self._log_tail()}")
+        wait_until_answering(
+            self._process,
+            lambda: self.get("/api/v1/namespaces", timeout=2) is not None,
+            name="Marquez",
+            log=self.log_path,
+            timeout=deadline - time.monotonic(),
+            unavailable=MarquezUnavailable,
+            interval=0.25,
+        )
 
     def stop_server(self) -> None:
         """SIGTERM (the JVM writes its class-data archive then), SIGKILL if it lingers."""
@@ -317,8 +317,11 @@ def marquez() -> Iterator[MarquezServer]:
 
 def main(argv: list[str]) -> int:
     if argv == ["build"]:
+        from tests.support import marquez_web
+
         try:
             print(build())
+            print(marquez_web.build())
         except MarquezUnavailable as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1

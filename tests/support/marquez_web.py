@@ -8,7 +8,7 @@ running :class:`~tests.support.marquez.MarquezServer`: what a person opens to lo
 :data:`SOURCE_SHA256`. :class:`MarquezWeb` serves the built app with upstream's own ``setupProxy.js``
 (express: the app, and ``/api/v1`` proxied to the API), on a free loopback port.
 
-``python -m tests.support.marquez_web build`` builds it (``make test`` does, with the server).
+``python -m tests.support.marquez build`` builds it with the server (``make test`` does).
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ import contextlib
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +26,7 @@ from pathlib import Path
 import pytest
 from tests.support.marquez import MarquezServer, MarquezUnavailable, cache_root, source_dir, source_hash
 from tests.support.ports import HOST, free_port
-from tests.support.processes import log_tail, started_or_failed, stop_group
+from tests.support.processes import log_tail, started_or_failed, stop_group, wait_until_answering
 
 #: The hash of ``web-src`` (every file's path and SHA-256, sorted: :func:`~tests.support.marquez.source_hash`)
 #: at upstream's tag 0.51.1; its ``package-lock.json`` pins every npm package.
@@ -141,15 +139,24 @@ class MarquezWeb:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise MarquezUnavailable(f"Marquez's web UI exited at start:\n{log_tail(self._log)}")
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{self.url}/healthcheck", timeout=2):
-                return self
-            time.sleep(0.2)
-        self.stop()
-        raise MarquezUnavailable(f"Marquez's web UI did not answer within {START_TIMEOUT:.0f} s")
+
+        def answers() -> bool:
+            with urllib.request.urlopen(f"{self.url}/healthcheck", timeout=2):
+                return True
+
+        try:
+            wait_until_answering(
+                self._process,
+                answers,
+                name="Marquez's web UI",
+                log=self._log,
+                timeout=START_TIMEOUT,
+                unavailable=MarquezUnavailable,
+            )
+        except MarquezUnavailable:
+            self.stop()
+            raise
+        return self
 
     def stop(self) -> None:
         with contextlib.suppress(Exception):
@@ -166,19 +173,3 @@ def marquez_web(marquez: MarquezServer) -> Iterator[MarquezWeb]:
     """The UI over the session's Marquez; fails, never skips, when it cannot be built or served."""
     with started_or_failed(MarquezWeb(marquez), MarquezUnavailable) as web:
         yield web
-
-
-def main(argv: list[str]) -> int:
-    if argv == ["build"]:
-        try:
-            print(build())
-        except MarquezUnavailable as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-        return 0
-    print("usage: python -m tests.support.marquez_web build", file=sys.stderr)
-    return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
@@ -49,6 +49,34 @@ def log_tail(log: Path, lines: int = 40) -> str:
         return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return "<no log>"
+
+
+def wait_until_answering(
+    process: subprocess.Popen[bytes] | None,
+    answers: Callable[[], bool],
+    *,
+    name: str,
+    log: Path | None,
+    timeout: float,
+    unavailable: type[Exception] = RuntimeError,
+    interval: float = 0.2,
+) -> None:
+    """Poll ``answers()`` (an ``OSError`` counts as no answer) until it is true; raise ``unavailable``
+    with the end of the server's ``log`` when ``process`` exits first or ``timeout`` seconds pass."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is None or process.poll() is not None:
+            status = "never started" if process is None else f"exited with status {process.returncode}"
+            raise unavailable(f"{name} {status}:\n{log_tail(log) if log else '<no log>'}")
+        with contextlib.suppress(OSError):
+            if answers():
+                return
+        time.sleep(interval)
+    raise unavailable(
+        f"{name} did not answer within {timeout:.0f} s:\n{log_tail(log) if log else '<no log>'}"
+    )
 
 
 class _Service(Protocol):

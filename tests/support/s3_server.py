@@ -24,7 +24,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -35,7 +34,7 @@ import pytest
 from tests.support.canary import S3_ACCESS_KEY, S3_SECRET_KEY
 from tests.support.iceberg_rest import java
 from tests.support.ports import HOST, free_port
-from tests.support.processes import log_tail, started_or_failed, stop_group
+from tests.support.processes import log_tail, started_or_failed, stop_group, wait_until_answering
 from tests.support.s3proxy_pins import S3PROXY_MAIN
 
 REGION = "us-east-1"
@@ -229,19 +228,21 @@ class S3Server:
         return self
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            assert self._process is not None
-            if self._process.poll() is not None:
-                raise S3Unavailable(f"S3Proxy exited early:\n{self.log_tail()}")
+        def answers() -> bool:
             try:  # any S3 answer (an anonymous request is refused: 403) says the server is up
                 with urllib.request.urlopen(f"{self.endpoint}/", timeout=2):
-                    return
+                    return True
             except urllib.error.HTTPError:
-                return
-            except OSError:
-                time.sleep(0.2)
-        raise S3Unavailable(f"S3Proxy did not answer within {START_TIMEOUT:.0f}s:\n{self.log_tail()}")
+                return True
+
+        wait_until_answering(
+            self._process,
+            answers,
+            name="S3Proxy",
+            log=self.log,
+            timeout=START_TIMEOUT,
+            unavailable=S3Unavailable,
+        )
 
     def request(self, method: str, path: str, body: bytes = b"") -> int:
         """A signed request (``path`` quoted as S3 expects, no query string); its HTTP status."""

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.connect_server import emit_in_a_thread
 from tests.system.conftest import all_text, dataset_ids, final_event, load_dag_file
 
 from lineage_operators.testing import validate_events
@@ -25,6 +26,7 @@ def connect_env(connect_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterato
     monkeypatch.setenv("AIRFLOW_CONN_LINEAGE_CONNECT", json.dumps(connection))
     # the operator's capture_timeout bounds the Connect capture's wait: generous on a loaded machine
     monkeypatch.setenv("AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT", "60")
+    emit_in_a_thread(monkeypatch)
     was_set = "SPARK_CONNECT_MODE_ENABLED" in os.environ
     yield str(connect_server.warehouse)
     if not was_set:  # pyspark's builder switched the whole process to Connect mode: switch it back

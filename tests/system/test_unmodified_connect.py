@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.connect_server import emit_in_a_thread
 from tests.system.conftest import (
     EXTRACTOR,
     LOGICAL_DATE,
@@ -30,6 +31,7 @@ def configured(connect_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator
     monkeypatch.setenv("AIRFLOW__OPENLINEAGE__EXTRACTORS", EXTRACTOR)
     monkeypatch.setenv("LINEAGE_CONNECT_URL", connect_server.url)
     monkeypatch.setenv("AIRFLOW__LINEAGE_OPERATORS__CAPTURE_TIMEOUT", "60")  # a loaded machine
+    emit_in_a_thread(monkeypatch)
     was_set = "SPARK_CONNECT_MODE_ENABLED" in os.environ
     rebuild_extractors()
     yield
