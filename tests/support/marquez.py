@@ -84,6 +84,15 @@ def source_hash(tree: Path) -> str:
     return digest.hexdigest()
 
 
+def publish(built: Path, out: Path) -> None:
+    """Put a complete build in its cache folder, replacing whatever half a build or another process left
+    there; when another process put its own complete build there first, that one stays."""
+    if out.exists():
+        shutil.rmtree(out, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        built.rename(out)
+
+
 def build() -> Path:
     """The server jar (``lib/`` beside it), built once per source into the cache; later calls find it."""
     source = source_dir()
@@ -122,10 +131,7 @@ def build() -> Path:
             tail = log.read_text(errors="replace")[-3000:] if log.is_file() else done.stdout + done.stderr
             raise MarquezUnavailable(f"building Marquez {VERSION} from {tree} failed:\n{tail}")
         (staging / ".built").write_text(f"{VERSION} {found}\n")
-        if out.exists():  # a build that stopped half way, or another process's: this one is complete
-            shutil.rmtree(out, ignore_errors=True)
-        with contextlib.suppress(OSError):  # another process renamed its own complete build first
-            staging.rename(out)
+        publish(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     if not jar.is_file():

@@ -24,7 +24,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.support.marquez import MarquezServer, MarquezUnavailable, cache_root, source_dir, source_hash
+from tests.support.marquez import (
+    MarquezServer,
+    MarquezUnavailable,
+    cache_root,
+    publish,
+    source_dir,
+    source_hash,
+)
 from tests.support.ports import HOST, free_port
 from tests.support.processes import log_tail, started_or_failed, stop_group, wait_until_answering
 
@@ -92,10 +99,7 @@ def build() -> Path:
         if not (app / "dist" / "index.html").is_file():
             raise MarquezUnavailable(f"the web UI build wrote no dist/index.html:\n{log_tail(log)}")
         (app / ".built").write_text(f"{found}\n")
-        if out.exists():  # a build that stopped half way, or another process's: this one is complete
-            shutil.rmtree(out, ignore_errors=True)
-        with contextlib.suppress(OSError):  # another process renamed its own complete build first
-            app.rename(out)
+        publish(app, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     if not (out / ".built").is_file():
