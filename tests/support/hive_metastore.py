@@ -162,6 +162,10 @@ class HiveMetastore:
             "metastore.server.min.threads": "4",
             "metastore.server.max.threads": "64",
             "metastore.event.db.notification.api.auth": "false",
+            # as the distribution's own metastore-site.xml: the defaults name classes of Hive's query engine
+            # (hive-exec), which a standalone server does not have
+            "metastore.expression.proxy": "org.apache.hadoop.hive.metastore.DefaultPartitionExpressionProxy",
+            "metastore.task.threads.always": "org.apache.hadoop.hive.metastore.events.EventCleanerTask",
         }
 
     def start(self) -> HiveMetastore:
