@@ -215,7 +215,10 @@ def hive_catalog_facet(
     warehouse_uri: str | None, metadata_uri: str | None = None
 ) -> catalog_dataset.CatalogDatasetFacet | None:
     """The ``catalog`` facet of a table of Spark's Hive session catalog, as openlineage-spark
-    ``CatalogDatasetFacetUtils`` writes it; None without a warehouse (it skips the facet too)."""
+    ``CatalogDatasetFacetUtils`` writes it; None without a warehouse (it skips the facet too).
+
+    No ``catalogProperties``: the jar writes none for a Hive catalog, and some openlineage-python releases
+    default the field to an empty object that they serialize (``None`` is left out by all)."""
     if not warehouse_uri:
         return None
     return catalog_dataset.CatalogDatasetFacet(
@@ -225,6 +228,7 @@ def hive_catalog_facet(
         metadataUri=metadata_uri,
         warehouseUri=warehouse_uri,
         source="spark",
+        catalogProperties=None,
     )
 
 

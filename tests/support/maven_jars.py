@@ -21,6 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.hive_metastore_pins import HIVE_METASTORE_DIST, HIVE_METASTORE_JARS
 from tests.support.s3_pins import S3A_JARS
 from tests.support.s3proxy_pins import S3PROXY_JARS
 
@@ -34,16 +35,21 @@ class Artifact:
     version: str
     sha256: str
     classifier: str = ""
+    #: the packaging: ``jar``, or e.g. ``tar.gz`` for a server's distribution archive
+    extension: str = "jar"
 
     @property
     def coordinates(self) -> str:
-        tail = f":jar:{self.classifier}" if self.classifier else ""
-        return f"{self.group}:{self.artifact}:{self.version}{tail}"
+        if self.extension != "jar" or self.classifier:
+            return f"{self.group}:{self.artifact}:{self.version}:{self.extension}:{self.classifier}".rstrip(
+                ":"
+            )
+        return f"{self.group}:{self.artifact}:{self.version}"
 
     @property
     def file_name(self) -> str:
         tail = f"-{self.classifier}" if self.classifier else ""
-        return f"{self.artifact}-{self.version}{tail}.jar"
+        return f"{self.artifact}-{self.version}{tail}.{self.extension}"
 
 
 #: The OpenLineage Spark integration (the peer): one shaded jar per Scala line. 1.53.0 is the newest
@@ -217,6 +223,12 @@ REST_SERVER_NAMES = pin_list(REST_SERVER_JARS, "iceberg-rest-", strip="iceberg-"
 S3PROXY_NAMES = pin_list(S3PROXY_JARS, "s3proxy-")
 S3A_NAMES = {hadoop: pin_list(block, f"s3a-{hadoop}-") for hadoop, block in S3A_JARS.items()}
 
+#: The Hive standalone metastore (tests/support/hive_metastore_pins.py): its distribution archive (the
+#: server's own lib/ and the schema tool's SQL scripts) and the jars it expects from a Hadoop install.
+HIVE_METASTORE_DIST_NAME = "hive-metastore-dist"
+PINNED[HIVE_METASTORE_DIST_NAME] = Artifact(*HIVE_METASTORE_DIST)
+HIVE_METASTORE_NAMES = [HIVE_METASTORE_DIST_NAME, *pin_list(HIVE_METASTORE_JARS, "hive-metastore-")]
+
 
 class JarUnavailable(RuntimeError):
     """A pinned jar could not be fetched or did not verify: the message says which and why."""
@@ -322,12 +334,20 @@ def one_version_each(artifacts: list[Artifact]) -> list[list[Artifact]]:
     return batches
 
 
+#: Every pinned jar is listed itself: Maven need not resolve what each depends on (some poms' graphs hold
+#: a ``system`` dependency on a JDK 8 ``tools.jar`` that fails the whole resolution on a newer JDK).
+_NOTHING_TRANSITIVE = (
+    "<exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions>"
+)
+
+
 def _pom(artifacts: list[Artifact]) -> str:
     def dependency(a: Artifact) -> str:
         classifier = f"<classifier>{a.classifier}</classifier>" if a.classifier else ""
+        packaging = f"<type>{a.extension}</type>" if a.extension != "jar" else ""
         return (
             f"<dependency><groupId>{a.group}</groupId><artifactId>{a.artifact}</artifactId>"
-            f"<version>{a.version}</version>{classifier}</dependency>"
+            f"<version>{a.version}</version>{packaging}{classifier}{_NOTHING_TRANSITIVE}</dependency>"
         )
 
     return (

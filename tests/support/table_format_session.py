@@ -34,14 +34,26 @@ def local_settings(work: Path) -> dict[str, str]:
     }
 
 
-def open_session(app_name: str, jars: Sequence[Path], conf: Mapping[str, str], work: Path) -> Any:
-    """A local session with ``jars`` and ``conf``, its files under ``work``."""
+def open_session(
+    app_name: str,
+    jars: Sequence[Path],
+    conf: Mapping[str, str],
+    work: Path,
+    overrides: Mapping[str, str] | None = None,
+) -> Any:
+    """A local session with ``jars`` and ``conf``, its files under ``work``; ``overrides`` win over the
+    shared settings (a remote metastore's warehouse, not one under ``work``)."""
     from pyspark.sql import SparkSession
 
     # tests/conftest.py's ``--jars <JDBC driver>`` in PYSPARK_SUBMIT_ARGS would replace spark.jars
     submit_args = os.environ.pop("PYSPARK_SUBMIT_ARGS", None)
     builder = SparkSession.builder.master("local[2]").appName(app_name)
-    settings = {"spark.jars": ",".join(str(j) for j in jars), **conf, **local_settings(work)}
+    settings = {
+        "spark.jars": ",".join(str(j) for j in jars),
+        **conf,
+        **local_settings(work),
+        **(overrides or {}),
+    }
     for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
