@@ -21,6 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.kafka_pins import KAFKA_BROKER_JARS, SPARK_KAFKA_JARS
 from tests.support.s3_pins import S3A_JARS
 from tests.support.s3proxy_pins import S3PROXY_JARS
 
@@ -216,6 +217,13 @@ REST_SERVER_NAMES = pin_list(REST_SERVER_JARS, "iceberg-rest-", strip="iceberg-"
 #: (tests/support/s3_pins.py): the S3 tests (tests/s3) fetch them with :func:`fetch_all`.
 S3PROXY_NAMES = pin_list(S3PROXY_JARS, "s3proxy-")
 S3A_NAMES = {hadoop: pin_list(block, f"s3a-{hadoop}-") for hadoop, block in S3A_JARS.items()}
+
+#: Kafka's broker and Spark's Kafka connector per pyspark line (tests/support/kafka_pins.py): the Kafka tests
+#: (tests/kafka) fetch them with :func:`fetch_all`.
+KAFKA_BROKER_NAMES = pin_list(KAFKA_BROKER_JARS, "kafka-broker-")
+SPARK_KAFKA_NAMES = {
+    line: pin_list(block, f"spark-kafka-{line}-") for line, block in SPARK_KAFKA_JARS.items()
+}
 
 
 class JarUnavailable(RuntimeError):
