@@ -346,7 +346,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         c.SAVE_INTO,
         "a JDBC table or a data source's path (Delta: provider delta); schema, write statistics; "
-        "OVERWRITE / CREATE by save mode",
+        "OVERWRITE / CREATE by save mode; Kafka: the `topic` option's topic as `kafka://<first bootstrap "
+        "server>` + topic, no lifecycle (a topic is appended to)",
         _save_into,
         lambda r: [
             r.t.chain(
@@ -359,6 +360,8 @@ COMMANDS: tuple[Command, ...] = (
             r.option(c.SAVE_INTO, "path"),
             r.schema(c.SAVE_INTO),
             r.t.chain((c.SAVE_INTO, "dataSource"), r.t.when(c.REGISTER, r.t.step(c.REGISTER, "shortName"))),
+            r.option(c.SAVE_INTO, "kafka.bootstrap.servers"),
+            r.option(c.SAVE_INTO, "topic"),
         ],
     ),
     Command(
