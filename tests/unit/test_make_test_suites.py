@@ -1,8 +1,8 @@
 """`make test` runs every suite the Makefile defines per Spark line, each once, the main suite first.
 
 The suites are listed one by one in SUITES (longest first, so that make starts them in that order); a line
-added to SPARK_LINES, ICEBERG_LINES, DELTA_LINES, a peer's, S3's or Kafka's test lines must be added there too, or CI
-would silently stop running it.
+added to SPARK_LINES, ICEBERG_LINES, DELTA_LINES, a peer's, S3's or Kafka's test lines must be added there
+too, or CI would silently stop running it.
 """
 
 from __future__ import annotations
