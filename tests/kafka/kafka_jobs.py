@@ -3,8 +3,9 @@
 The same :class:`~tests.peer.corpus.Job` style as the peer corpus: a ``setup`` outside the capture, a
 ``body`` that is the task's own work, run under our capture and openlineage-spark's listener at once
 (tests/peer/runner.py). :meth:`KafkaWorkspace.prepare` creates the topics and fills them: ``orders``
-(read by most jobs, appended to by the batch write) and ``events.a`` / ``events.b`` (matched by a
-pattern). Every stream runs ``trigger(availableNow=True)``: it reads what the topic holds, then stops.
+(read by most jobs, appended to by the batch write), ``events.a`` / ``events.b`` (matched by a
+pattern) and ``orders_copy`` (a stream's Kafka sink). Every stream runs ``trigger(availableNow=True)``:
+it reads what the topic holds, then stops.
 
 :func:`expected` is what our capture must name for each job, exactly: openlineage-spark's Kafka rule
 (``kafka://`` + host:port of the *first* bootstrap server, the topic as name) and files by their path.
@@ -22,6 +23,7 @@ from tests.support.kafka_broker import KafkaBroker, create_topics
 
 ORDERS = "orders"
 EVENTS = ("events.a", "events.b")
+COPY = "orders_copy"
 PATTERN = r"events\..*"
 STREAM_TABLE = "kafka_orders_stream"
 
@@ -59,7 +61,7 @@ class KafkaWorkspace:
             "order_id int, customer string, amount double",
         )
         orders.write.mode("overwrite").parquet(self.path("orders_parquet"))
-        create_topics(spark, self.broker.bootstrap, [ORDERS, *EVENTS])
+        create_topics(spark, self.broker.bootstrap, [ORDERS, *EVENTS, COPY])
         _as_records(orders).write.format("kafka").option(
             "kafka.bootstrap.servers", self.broker.bootstrap
         ).option("topic", ORDERS).save()
@@ -175,6 +177,13 @@ def _(spark: Any, ws: KafkaWorkspace) -> None:
     _run(frame.writeStream.format("parquet").option("path", ws.path("stream_servers")), ws, "servers")
 
 
+@job("kafka_stream_to_kafka")
+def _(spark: Any, ws: KafkaWorkspace) -> None:
+    frame = ws.stream(spark).option("subscribe", ORDERS).load().select("key", "value")
+    writer = frame.writeStream.format("kafka").option("kafka.bootstrap.servers", ws.broker.bootstrap)
+    _run(writer.option("topic", COPY), ws, "to_kafka")
+
+
 def table_location(spark: Any, table: str) -> str:
     row = spark.sql(f"DESCRIBE TABLE EXTENDED {table}").where("col_name = 'Location'").first()
     return str(row.data_type).removeprefix("file:")
@@ -217,4 +226,5 @@ def expected(ws: KafkaWorkspace, spark: Any) -> dict[str, dict[str, dict[str, An
             out("stream_pattern"): appended,
         },
         "kafka_stream_several_servers": {f"input {second}:{ORDERS}": {}, out("stream_servers"): appended},
+        "kafka_stream_to_kafka": {orders: {}, f"output {main}:{COPY}": {"lifecycle": None}},
     }
