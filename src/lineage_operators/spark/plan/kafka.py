@@ -8,7 +8,8 @@ Where the connector keeps what names a topic, and why it is read the way it is:
   ``assign``) are a private field, ``sourceOptions``, so the leaf record reads it by reflection
   (commons-lang3's ``FieldUtils``, on every Spark line's classpath). A ``subscribePattern`` read names
   no topic there: nothing is reported (the topics it matched are not in the plan).
-* a streaming read is a ``StreamingDataSourceV2Relation`` over a ``KafkaMicroBatchStream``: the servers
+* a streaming read is a micro-batch's stream relation over a ``KafkaMicroBatchStream``
+  (``StreamingDataSourceV2ScanRelation`` from Spark 4, ``StreamingDataSourceV2Relation`` before): the servers
   are in the stream's consumer parameters (private ``executorKafkaParams``), the topics in the
   micro-batch's start offset (``{"topic": {"partition": offset}}``): the topics a pattern matched, too.
 * a batch write is a ``SaveIntoDataSourceCommand`` (command_table.py): its ``topic`` option; rows that
@@ -32,7 +33,10 @@ log = get_logger(__name__)
 KAFKA_RELATION = "org.apache.spark.sql.kafka010.KafkaRelation"
 KAFKA_STREAM = "org.apache.spark.sql.kafka010.KafkaMicroBatchStream"
 KAFKA_PROVIDER = "org.apache.spark.sql.kafka010.KafkaSourceProvider"
-STREAM_RELATION = "org.apache.spark.sql.execution.datasources.v2.StreamingDataSourceV2Relation"
+_V2 = "org.apache.spark.sql.execution.datasources.v2"
+#: A micro-batch's relation over a stream, with the stream and the batch's offsets: Spark 4 adds a scan
+#: relation for it (its ``StreamingDataSourceV2Relation`` then holds neither), Spark 3.5 has the relation.
+STREAM_RELATIONS = (f"{_V2}.StreamingDataSourceV2ScanRelation", f"{_V2}.StreamingDataSourceV2Relation")
 _OFFSET = "org.apache.spark.sql.connector.read.streaming.Offset"
 _FIELD_UTILS = "org.apache.commons.lang3.reflect.FieldUtils"
 _CI_MAP = "org.apache.spark.sql.catalyst.util.CaseInsensitiveMap"
@@ -60,30 +64,45 @@ def leaf_field(t: Any) -> Any:
             return t.opt(t.chain(options, (_CI_MAP, "get", ("java.lang.String", key))))
 
         batch = t.record([t.constant(_BATCH), *(option(key) for key in _BATCH_OPTIONS)], SEP3)
-        servers = t.chain(
-            (STREAM_RELATION, "stream"),
-            t.when(
-                KAFKA_STREAM,
-                t.chain(
-                    _private(t, "executorKafkaParams"),
-                    ("java.util.Map", "get", ("java.lang.Object", "bootstrap.servers")),
-                ),
-            ),
-        )
-        offsets = [
-            t.option_map(t.step(STREAM_RELATION, getter), t.step(_OFFSET, "json"))
-            for getter in ("startOffset", "endOffset")
-        ]
-        stream = t.record([t.constant(_STREAM), servers, *offsets], SEP3)
         relation = ("org.apache.spark.sql.execution.datasources.LogicalRelation", "relation")
-        return t.when(
-            "org.apache.spark.sql.execution.datasources.LogicalRelation",
-            t.chain(relation, t.when(KAFKA_RELATION, batch)),
-            t.when(STREAM_RELATION, stream),
-        )
+        streams = _stream_records(t)
     except Exception as exc:  # a connector whose classes differ: every other leaf is read as before
         log.debug("lineage capture: Kafka relations are not read: %s", exc)
         return t.constant(NONE)
+    otherwise = None
+    for cls, stream in streams:
+        otherwise = t.when(cls, stream, otherwise)
+    return t.when(
+        "org.apache.spark.sql.execution.datasources.LogicalRelation",
+        t.chain(relation, t.when(KAFKA_RELATION, batch)),
+        otherwise,
+    )
+
+
+def _stream_records(t: Any) -> list[tuple[str, Any]]:
+    """(class, its record handle) of each stream relation of :data:`STREAM_RELATIONS` that holds the stream
+    and its offsets on this Spark line."""
+    kafka_servers = t.when(
+        KAFKA_STREAM,
+        t.chain(
+            _private(t, "executorKafkaParams"),
+            ("java.util.Map", "get", ("java.lang.Object", "bootstrap.servers")),
+        ),
+    )
+    found = []
+    for cls in STREAM_RELATIONS:
+        if not t.has_class(cls):
+            continue
+        try:
+            servers = t.chain((cls, "stream"), kafka_servers)
+            offsets = [
+                t.option_map(t.step(cls, getter), t.step(_OFFSET, "json"))
+                for getter in ("startOffset", "endOffset")
+            ]
+        except Exception:  # this line's class of that name holds no stream (Spark 4's relation)
+            continue
+        found.append((cls, t.record([t.constant(_STREAM), servers, *offsets], SEP3)))
+    return found
 
 
 def topics_of_options(subscribe: str | None, topic: str | None, assign: str | None) -> list[str]:

@@ -78,9 +78,10 @@ def _schema(t: JvmTools, query_of: str | None = None) -> Any:
 def _relation_schema(t: JvmTools, then: Any) -> Any:
     """``then`` applied to the schema of a relation leaf (LogicalRelation, Hive, DSv2)."""
     schema = t.chain((QUERY_PLAN, "schema"), then)
-    return t.when(
-        LR, schema, t.when(HIVE_REL, schema, t.when(DSV2_REL, schema, t.when(kafka.STREAM_RELATION, schema)))
-    )
+    streams = None
+    for cls in kafka.STREAM_RELATIONS:  # a micro-batch's stream relation: its columns
+        streams = t.when(cls, schema, streams) if t.has_class(cls) else streams
+    return t.when(LR, schema, t.when(HIVE_REL, schema, t.when(DSV2_REL, schema, streams)))
 
 
 def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
@@ -397,11 +398,14 @@ LEAVES: dict[str, Leaf] = {
             "Iceberg: snapshot as version, catalog facet",
             _v2_leaf,
         ),
-        Leaf(
-            kafka.STREAM_RELATION,
-            "a stream's micro-batch read: Kafka topics (those its start offset holds, a pattern's matches "
-            "too) as `kafka://<first bootstrap server>` + topic; other streaming sources: nothing",
-            _kafka,
+        *(
+            Leaf(
+                cls,
+                "a stream's micro-batch read: Kafka topics (those its start offset holds, a pattern's "
+                "matches too) as `kafka://<first bootstrap server>` + topic; other streaming sources: nothing",
+                _kafka,
+            )
+            for cls in kafka.STREAM_RELATIONS
         ),
     )
 }
