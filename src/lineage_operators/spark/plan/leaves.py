@@ -402,7 +402,8 @@ LEAVES: dict[str, Leaf] = {
             Leaf(
                 cls,
                 "a stream's micro-batch read: Kafka topics (those its start offset holds, a pattern's "
-                "matches too) as `kafka://<first bootstrap server>` + topic; other streaming sources: nothing",
+                "matches too) as `kafka://<first bootstrap server>` + topic; other streaming sources: "
+                "nothing",
                 _kafka,
             )
             for cls in kafka.STREAM_RELATIONS
