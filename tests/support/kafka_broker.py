@@ -45,10 +45,8 @@ appender.out.type = Console
 appender.out.name = out
 appender.out.layout.type = PatternLayout
 appender.out.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} - %m%n
-rootLogger.level = WARN
+rootLogger.level = INFO
 rootLogger.appenderRef.out.ref = out
-logger.server.name = kafka.server.KafkaRaftServer
-logger.server.level = INFO
 """
 
 
@@ -236,7 +234,9 @@ def create_topics(spark: Any, bootstrap: str, topics: Sequence[str], partitions:
     properties = jvm.java.util.Properties()
     properties.setProperty("bootstrap.servers", bootstrap)
     properties.setProperty("request.timeout.ms", "20000")
-    admin = jvm.org.apache.kafka.clients.admin.Admin.create(properties)
+    admin = jvm.org.apache.kafka.clients.admin.AdminClient.create(
+        properties
+    )  # a class: py4j finds its static
     try:
         existing = set(admin.listTopics().names().get())
         wanted = [name for name in topics if name not in existing]
