@@ -200,7 +200,8 @@ def expected(ws: KafkaWorkspace, spark: Any) -> dict[str, dict[str, dict[str, An
         return f"output file:{ws.path(name)}"
 
     overwrite = {"storage": "parquet", "lifecycle": "OVERWRITE"}
-    appended = {"storage": "parquet", "lifecycle": None}
+    # a file sink's format is private to it: a stream's folder has no storage facet (its table has one)
+    appended = {"storage": None, "lifecycle": None}
     return {
         "kafka_batch_write": {
             f"input file:{ws.path('orders_parquet')}": {"storage": "parquet"},
@@ -218,9 +219,13 @@ def expected(ws: KafkaWorkspace, spark: Any) -> dict[str, dict[str, dict[str, An
         "kafka_stream_to_files": {orders: {}, out("stream_files"): appended},
         "kafka_stream_to_table": {
             orders: {},
-            f"output file:{table_location(spark, STREAM_TABLE)}": appended,
+            f"output file:{table_location(spark, STREAM_TABLE)}": {
+                "storage": "parquet",
+                "lifecycle": "CREATE",
+            },
         },
-        "kafka_foreach_batch": {orders: {}, out("foreach_batch"): appended},
+        # the batch's own write: an ordinary Parquet append
+        "kafka_foreach_batch": {orders: {}, out("foreach_batch"): {"storage": "parquet", "lifecycle": None}},
         "kafka_stream_pattern": {
             **{f"input {main}:{topic}": {} for topic in EVENTS},
             out("stream_pattern"): appended,

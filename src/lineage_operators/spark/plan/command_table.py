@@ -60,6 +60,11 @@ class FieldReaders:
             t.when(c.REGISTER, t.step(c.REGISTER, "shortName"), t.step("java.lang.Object", "toString")),
         )
 
+    @property
+    def class_name(self) -> Any:
+        """The class name of the argument."""
+        return self.t.chain(("java.lang.Object", "getClass"), ("java.lang.Class", "getName"))
+
     def option(self, cls: str, key: str, getter: str = "options") -> Any:
         """The value of ``key`` in the command's options map (its ``getter``), or ""."""
         t = self.t
@@ -414,8 +419,10 @@ COMMANDS: tuple[Command, ...] = (
         "server>` + topic, the query's schema (other V2 sinks: nothing)",
         _stream_v2_sink,
         lambda r: [
+            # the sink's table (3.5), or the relation over it (4.3: ``table`` is a DataSourceV2Relation)
             r.t.chain(
-                (c.STREAM_WRITE_V2, "table"), ("java.lang.Object", "getClass"), ("java.lang.Class", "getName")
+                (c.STREAM_WRITE_V2, "table"),
+                r.t.when(c.DSV2_REL, r.t.chain((c.DSV2_REL, "table"), r.class_name), r.class_name),
             ),
             r.option(c.STREAM_WRITE_V2, "kafka.bootstrap.servers", getter="writeOptions"),
             r.option(c.STREAM_WRITE_V2, "topic", getter="writeOptions"),
