@@ -36,7 +36,7 @@ test test-% peer: export SPARK_SUBMIT_OPTS := $(strip $(filter-out $(TEST_JAVA_O
 # `airflow dags test` test (docs/contributing.md). An empty value is "unset" for Python.
 test test-% peer: export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: setup demo marquez docs test test-main test-benchmarks test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer test-peer-lakehouse test-s3 test-hive peer lint bench services spark-only-env spark-provider-env clean test-envs jars
+.PHONY: setup demo marquez docs test test-main test-benchmarks test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer test-peer-lakehouse test-s3 test-hive test-kafka peer lint bench services spark-only-env spark-provider-env clean test-envs jars
 
 $(VENV)/.installed: pyproject.toml
 	@bash scripts/check_java.sh
@@ -242,6 +242,17 @@ test-hive-%: $$(call peer_venv,$$*) $(JARS)
 
 test-hive: $(addprefix test-hive-,$(HIVE_TEST_LINES))
 
+# Spark on a real Kafka broker (tests/kafka): one KRaft node on loopback (tests/support/kafka_broker.py), Spark's Kafka
+# source and sink (spark-sql-kafka-0-10, pinned per line: tests/support/kafka_pins.py) in batch and Structured
+# Streaming, openlineage-spark beside our capture in the same session. A pytest process of its own per line: the
+# connector and the jar's listener go on the JVM's classpath at its start. KAFKA_TEST_LINES run in `make test`.
+KAFKA_TEST_LINES := 3.5 newest
+
+test-kafka-%: $$(call peer_venv,$$*) $(JARS)
+	$(SPEC_ENV) $(call peer_python,$*) -m pytest -p no:cacheprovider --durations=3 tests/kafka
+
+test-kafka: $(addprefix test-kafka-,$(KAFKA_TEST_LINES))
+
 peer: setup services
 	@for line in $(PEER_LINES); do \
 		$(MAKE) --no-print-directory test-peer-$$line PEER_ARGS="--peer-report=$(CURDIR)/$(PEER_REPORT_DIR)" || status=1; \
@@ -270,7 +281,7 @@ JARS := jars
 SUITES := test-main test-lowest test-spark-4.1 test-benchmarks test-delta-4.1 test-spark-4.0 test-delta-4.0 test-delta-3.5 \
 	test-lowest-spark test-peer-newest test-peer-3.5 test-peer-lakehouse-4.1 test-peer-lakehouse-3.5 \
 	test-iceberg-4.1 test-iceberg-4.0 test-iceberg-3.5 test-s3-newest test-s3-3.5 test-hive-newest \
-	test-hive-3.5 test-spark-3.5
+	test-hive-3.5 test-kafka-newest test-kafka-3.5 test-spark-3.5
 
 test-envs: $(LOWEST_VENV)/.installed $(LOWEST_SPARK_VENV)/.installed $(foreach l,$(SPARK_LINES),.venv-spark-$(l)/.installed) jars
 
@@ -304,7 +315,7 @@ BENCHMARK_TESTS := tests/unit/test_benchmarks_smoke.py
 test-main: setup spark-only-env spark-provider-env $(SERVICES) $(JARS)
 	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
 	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --durations=15 \
-	--ignore=tests/peer --ignore=tests/s3 --ignore=tests/hive --ignore=$(BENCHMARK_TESTS)
+	--ignore=tests/peer --ignore=tests/s3 --ignore=tests/hive --ignore=tests/kafka --ignore=$(BENCHMARK_TESTS)
 
 # Every benchmark once at a tiny size (tests/unit/test_benchmarks_smoke.py: the figures come out, nothing is
 # recorded), a suite of its own beside the main one: ~8 minutes of child processes.

@@ -656,6 +656,30 @@ def name_jdbc_query(
 
 
 # --------------------------------------------------------------------------------------------
+# Kafka
+# --------------------------------------------------------------------------------------------
+
+
+def name_kafka(bootstrap_servers: str, topic: str) -> DatasetName:
+    """A Kafka topic: ``("kafka://<host:port>", topic)``, the host and port of the *first* server of
+    ``kafka.bootstrap.servers`` as written (no resolution, no case change; a ``SASL_SSL://`` or other
+    listener prefix dropped), as openlineage-spark names it: every job naming one cluster by the same
+    first server gets one namespace, whatever servers follow it.
+
+    ``ValueError`` for an empty server list or topic.
+    """
+    first = (bootstrap_servers or "").split(",", 1)[0].strip()
+    if "://" in first:
+        first = first.split("://", 1)[1]
+    first = first.split("/", 1)[0]
+    if not first:
+        raise ValueError(f"no Kafka bootstrap server in {bootstrap_servers!r}")
+    if not topic or not topic.strip():
+        raise ValueError(f"no Kafka topic for servers {first!r}")
+    return DatasetName(f"kafka://{first}", topic.strip())
+
+
+# --------------------------------------------------------------------------------------------
 # user input
 # --------------------------------------------------------------------------------------------
 

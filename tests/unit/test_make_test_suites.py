@@ -1,8 +1,8 @@
 """`make test` runs every suite the Makefile defines per Spark line, each once, the main suite first.
 
 The suites are listed one by one in SUITES (longest first, so that make starts them in that order); a line
-added to SPARK_LINES, ICEBERG_LINES, DELTA_LINES, a peer's, S3's or Hive's test lines must be added there too,
-or CI would silently stop running it.
+added to SPARK_LINES, ICEBERG_LINES, DELTA_LINES, a peer's, S3's, Hive's or Kafka's test lines must be added
+there too, or CI would silently stop running it.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ def test_suites_lists_every_line_suite_once_the_main_suite_first(tmp_path: Path)
         ("peer-lakehouse", "LAKEHOUSE_PEER_TEST_LINES"),
         ("s3", "S3_TEST_LINES"),
         ("hive", "HIVE_TEST_LINES"),
+        ("kafka", "KAFKA_TEST_LINES"),
     ):
         expected |= {f"test-{kind}-{line}" for line in _variable(tmp_path, lines)}
     assert suites[0] == "test-main"

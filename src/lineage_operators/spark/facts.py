@@ -37,6 +37,7 @@ class RelationFacts:
     jdbc_url: str | None = None  # redacted
     jdbc_table: str | None = None
     jdbc_query: str | None = None
+    kafka: tuple[str, str] | None = None  # (kafka.bootstrap.servers, topic): a Kafka topic
     schema_text: str | None = None  # StructType.json
     file_format: str | None = None
     provider: str | None = None  # table provider: parquet, delta, iceberg, hive, jdbc...

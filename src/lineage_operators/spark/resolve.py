@@ -70,6 +70,8 @@ class _Acc:
 def _names(rel: RelationFacts) -> list[DatasetName]:
     from lineage_operators import naming
 
+    if rel.kafka:
+        return [naming.name_kafka(*rel.kafka)]
     if rel.jdbc_url:
         table = rel.jdbc_table
         if table and not table.lstrip().startswith("("):

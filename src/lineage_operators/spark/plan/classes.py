@@ -52,6 +52,8 @@ CTAS_HIVE_OPT = f"{_HIVE}.OptimizedCreateHiveTableAsSelectCommand"
 INSERT_HIVE_DIR = f"{_HIVE}.InsertIntoHiveDirCommand"
 #: A micro-batch of a stream writing to a V1 sink (a file sink, ``foreachBatch``...): its plan's root.
 STREAM_WRITE_V1 = "org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSourceV1"
+#: A micro-batch of a stream writing to a V2 sink (Kafka's...): its analyzed plan's root.
+STREAM_WRITE_V2 = "org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSource"
 #: The file sink's simple class name (its package moved in Spark 4.1: ``streaming.sinks``).
 FILE_STREAM_SINK = "FileStreamSink"
 V2_WRITES = (

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from lineage_operators.spark.facts import RelationFacts, TableRef
 from lineage_operators.spark.plan import classes as c
+from lineage_operators.spark.plan import kafka
 from lineage_operators.spark.plan.alter import V1_ALTERS, V2_ALTERS, alter_outputs
 from lineage_operators.spark.plan.leaves import _ct_record, _schema
 from lineage_operators.spark.plan.records import _at, _bool, _parse_ct, uri_to_path
@@ -58,6 +59,11 @@ class FieldReaders:
             (cls, "fileFormat"),
             t.when(c.REGISTER, t.step(c.REGISTER, "shortName"), t.step("java.lang.Object", "toString")),
         )
+
+    @property
+    def class_name(self) -> Any:
+        """The class name of the argument."""
+        return self.t.chain(("java.lang.Object", "getClass"), ("java.lang.Class", "getName"))
 
     def option(self, cls: str, key: str, getter: str = "options") -> Any:
         """The value of ``key`` in the command's options map (its ``getter``), or ""."""
@@ -191,6 +197,15 @@ def _stream_file_sink(reader: CommandOutputs, call: Call) -> list[RelationFacts]
             location=location, table=table, schema_text=schema, provider=provider, file_format=provider
         )
     ]
+
+
+def _stream_v2_sink(reader: CommandOutputs, call: Call) -> list[RelationFacts]:
+    """A micro-batch of a stream writing to a V2 sink: Kafka's topic (its ``topic`` write option; rows
+    naming their own topic name none); other V2 sinks (console, memory...) write no dataset."""
+    table_class, servers, topic, schema = (call.f(i) for i in range(4))
+    if not (table_class or "").startswith(kafka.KAFKA_PROVIDER):
+        return []
+    return kafka.write_facts(servers, topic, schema)
 
 
 def _file_sink_path(text: str | None) -> str | None:
@@ -346,7 +361,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         c.SAVE_INTO,
         "a JDBC table or a data source's path (Delta: provider delta); schema, write statistics; "
-        "OVERWRITE / CREATE by save mode",
+        "OVERWRITE / CREATE by save mode; Kafka: the `topic` option's topic as `kafka://<first bootstrap "
+        "server>` + topic, no lifecycle (a topic is appended to)",
         _save_into,
         lambda r: [
             r.t.chain(
@@ -359,6 +375,8 @@ COMMANDS: tuple[Command, ...] = (
             r.option(c.SAVE_INTO, "path"),
             r.schema(c.SAVE_INTO),
             r.t.chain((c.SAVE_INTO, "dataSource"), r.t.when(c.REGISTER, r.t.step(c.REGISTER, "shortName"))),
+            r.option(c.SAVE_INTO, "kafka.bootstrap.servers"),
+            r.option(c.SAVE_INTO, "topic"),
         ],
     ),
     Command(
@@ -393,6 +411,22 @@ COMMANDS: tuple[Command, ...] = (
             r.t.chain((c.STREAM_WRITE_V1, "sink"), ("java.lang.Object", "toString")),
             r.t.option_map(r.t.step(c.STREAM_WRITE_V1, "catalogTable"), r.ct),
             r.schema(c.STREAM_WRITE_V1),
+        ],
+    ),
+    Command(
+        c.STREAM_WRITE_V2,
+        "a stream's micro-batch into a V2 sink: Kafka's `topic` write option as `kafka://<first bootstrap "
+        "server>` + topic, the query's schema (other V2 sinks: nothing)",
+        _stream_v2_sink,
+        lambda r: [
+            # the sink's table (3.5), or the relation over it (4.3: ``table`` is a DataSourceV2Relation)
+            r.t.chain(
+                (c.STREAM_WRITE_V2, "table"),
+                r.t.when(c.DSV2_REL, r.t.chain((c.DSV2_REL, "table"), r.class_name), r.class_name),
+            ),
+            r.option(c.STREAM_WRITE_V2, "kafka.bootstrap.servers", getter="writeOptions"),
+            r.option(c.STREAM_WRITE_V2, "topic", getter="writeOptions"),
+            r.schema(c.STREAM_WRITE_V2),
         ],
     ),
     Command(

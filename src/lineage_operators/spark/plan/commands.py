@@ -11,6 +11,7 @@ from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import RelationFacts
 from lineage_operators.spark.jvm.text import CTSEP, NONE, SEP3
 from lineage_operators.spark.jvm.tools import JvmTools
+from lineage_operators.spark.plan import kafka
 from lineage_operators.spark.plan.catalog import CatalogOutputs
 from lineage_operators.spark.plan.classes import (
     ORIGIN,
@@ -122,6 +123,11 @@ class CommandOutputs(InputReading, CatalogOutputs):
     def _save_into(self, cmd: list[str | None], qe: Any, succeeded: bool) -> list[RelationFacts]:
         source_cls, mode, url, dbtable, query, path, schema, short = (_at(cmd, i) for i in range(8))
         lifecycle = {"Overwrite": "OVERWRITE", "Append": None}.get(mode or "", "CREATE")
+        if source_cls == kafka.KAFKA_PROVIDER:  # whatever the save mode, a topic is appended to
+            return [
+                self._with_stats(r, qe, succeeded)
+                for r in kafka.write_facts(_at(cmd, 8), _at(cmd, 9), schema)
+            ]
         if url and url.lower().startswith("jdbc:"):
             rel = self._jdbc(url, dbtable, query, schema)
         elif path:

@@ -1,9 +1,10 @@
 """Inputs: the relation leaves of a plan, read by JVM-side functions in a constant number of
 py4j calls, and parsed into :class:`~lineage_operators.spark.facts.RelationFacts`.
 
-Leaves: ``LogicalRelation`` over ``HadoopFsRelation`` / ``JDBCRelation`` / with a
+Leaves: ``LogicalRelation`` over ``HadoopFsRelation`` / ``JDBCRelation`` / ``KafkaRelation`` / with a
 ``catalogTable``, ``HiveTableRelation``, ``DataSourceV2Relation``
-(:mod:`~lineage_operators.spark.plan.v2_tables`).
+(:mod:`~lineage_operators.spark.plan.v2_tables`), a Kafka stream's ``StreamingDataSourceV2Relation``
+(:mod:`~lineage_operators.spark.plan.kafka`).
 
 Size: the JVM-side record of a leaf (its field order) and the parsing of each leaf kind (files,
 catalog tables, V2 tables, JDBC, Delta change feeds) sit side by side: both halves share that order.
@@ -19,6 +20,7 @@ from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import RelationFacts
 from lineage_operators.spark.jvm.text import CTSEP, RSEP, SEP3, split_list, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
+from lineage_operators.spark.plan import kafka
 from lineage_operators.spark.plan.classes import (
     _INNER_QUERY,
     CATALOG_PLUGIN,
@@ -76,7 +78,10 @@ def _schema(t: JvmTools, query_of: str | None = None) -> Any:
 def _relation_schema(t: JvmTools, then: Any) -> Any:
     """``then`` applied to the schema of a relation leaf (LogicalRelation, Hive, DSv2)."""
     schema = t.chain((QUERY_PLAN, "schema"), then)
-    return t.when(LR, schema, t.when(HIVE_REL, schema, t.when(DSV2_REL, schema)))
+    streams = None
+    for cls in kafka.STREAM_RELATIONS:  # a micro-batch's stream relation: its columns
+        streams = t.when(cls, schema, streams) if t.has_class(cls) else streams
+    return t.when(LR, schema, t.when(HIVE_REL, schema, t.when(DSV2_REL, schema, streams)))
 
 
 def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
@@ -181,6 +186,7 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
         t.when(LR, t.chain(relation, _identity_hash(t))),
         expr_ids_field(t),
         delta.read_version_field(t),
+        kafka.leaf_field(t),  # 12: a Kafka read's servers and topics
     ]
     return fields
 
@@ -364,6 +370,10 @@ def _change_feed(reading: InputReading, record: list[str | None]) -> list[Relati
     return delta.change_feed_read(_at(record, 3), _at(record, 5))
 
 
+def _kafka(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
+    return kafka.relation_facts(_at(record, 12), _at(record, 5))
+
+
 def _jdbc_relation(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
     jdbc = _sub(_at(record, 7), SEP3)
     return [reading._jdbc(_at(jdbc, 0), _at(jdbc, 1), _at(jdbc, 2), _at(record, 5))]
@@ -388,6 +398,16 @@ LEAVES: dict[str, Leaf] = {
             "Iceberg: snapshot as version, catalog facet",
             _v2_leaf,
         ),
+        *(
+            Leaf(
+                cls,
+                "a stream's micro-batch read: Kafka topics (those its start offset holds, a pattern's "
+                "matches too) as `kafka://<first bootstrap server>` + topic; other streaming sources: "
+                "nothing",
+                _kafka,
+            )
+            for cls in kafka.STREAM_RELATIONS
+        ),
     )
 }
 #: Relations inside a ``LogicalRelation`` that is no catalog table.
@@ -404,6 +424,12 @@ RELATIONS: dict[str, Leaf] = {
             delta.CDF_RELATION,
             "a Delta Change Data Feed read: the table's root, the version it starts from as version",
             _change_feed,
+        ),
+        Leaf(
+            kafka.KAFKA_RELATION,
+            "a Kafka batch read: the topics of `subscribe` / `topic` / `assign` as `kafka://<first bootstrap "
+            "server>` + topic (`subscribePattern`: nothing)",
+            _kafka,
         ),
     )
 }

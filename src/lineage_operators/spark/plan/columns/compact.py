@@ -68,6 +68,8 @@ QUERY_COMMANDS: tuple[tuple[str, bool], ...] = (
     (f"{_CMD}.InsertIntoDataSourceDirCommand", False),
     # a stream's micro-batch into a V1 sink (files; other sinks report no output to map it to)
     ("org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSourceV1", False),
+    # ... and into a V2 sink (Kafka)
+    ("org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSource", False),
 )
 
 #: Write commands whose query openlineage-spark reads as analyzed: a V1 CTAS (``CREATE TABLE ... AS
