@@ -98,10 +98,15 @@ def run_job(spark: Any, job: Job, workspace: Workspace, events: EventFile) -> Ou
 
 
 def data_files(path: Path) -> int:
-    """Files a write left under ``path``: Spark's markers and checksums (``_*``, ``.*``) aside."""
+    """Files a write left under ``path``: Spark's markers, checksums and metadata folders (``_*``, ``.*``,
+    such as a stream file sink's ``_spark_metadata/<batch>``) aside."""
     if path.is_file():
         return 1
-    return sum(1 for f in path.rglob("*") if f.is_file() and not f.name.startswith(("_", ".")))
+    return sum(
+        1
+        for f in path.rglob("*")
+        if f.is_file() and not any(part.startswith(("_", ".")) for part in f.relative_to(path).parts)
+    )
 
 
 #: Table formats whose folder keeps every version's data files and its metadata: the files there

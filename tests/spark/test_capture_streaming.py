@@ -58,8 +58,19 @@ def _read_file(result: Any, folder: Path) -> None:
     assert schema(read) == [("id", "integer"), ("name", "string")]
 
 
-def _written_by_the_stream(result: Any, written: Any, folder: Path) -> None:
-    """A file sink's output: the stream's schema, each column from the file's column of that name."""
+def _data_files(folder: Path) -> list[int]:
+    """The sizes of the files a file sink wrote under ``folder``: its ``_spark_metadata`` and checksums
+    aside."""
+    return [
+        f.stat().st_size
+        for f in folder.rglob("*")
+        if f.is_file() and not any(p.startswith(("_", ".")) for p in f.relative_to(folder).parts)
+    ]
+
+
+def _written_by_the_stream(result: Any, written: Any, folder: Path, data: list[int] | None = None) -> None:
+    """A file sink's output: the stream's schema, each column from the file's column of that name, and
+    the batch's statistics (``data``: the sizes of the files written, when they are no longer on disk)."""
     assert schema(written) == [("id", "integer"), ("name", "string")]
     fields = written.facets["columnLineage"].fields
     sources = {
@@ -67,6 +78,11 @@ def _written_by_the_stream(result: Any, written: Any, folder: Path) -> None:
     }
     read = ("file", str(folder / "part.csv"))
     assert sources == {"id": {(*read, "id")}, "name": {(*read, "name")}}
+    # the batch's rows, bytes and files, from its jobs' task metrics (as openlineage-spark reads them)
+    statistics = written.output_facets["outputStatistics"]
+    data = _data_files(Path(written.name)) if data is None else data
+    assert (statistics.rowCount, statistics.fileCount) == (2, len(data)) != (2, 0)
+    assert statistics.size == sum(data)
 
 
 def test_available_now_to_console_reports_the_file_read(spark: Any, source: Path, tmp_path: Path) -> None:
@@ -162,6 +178,7 @@ def test_file_sinks_started_on_a_path_and_into_a_table(
     try:
         _, result = run_captured(spark, task)
         location = spark.sql("DESCRIBE TABLE EXTENDED stream_files").where("col_name = 'Location'").first()
+        table_files = _data_files(Path(location.data_type.removeprefix("file:")))
     finally:
         spark.sql("DROP TABLE IF EXISTS stream_files")
     _written_by_the_stream(result, get(result.outputs, out), source)
@@ -170,7 +187,7 @@ def test_file_sinks_started_on_a_path_and_into_a_table(
         ("default.stream_files", "TABLE")
     ]
     assert table.facets["storage"].fileFormat == "parquet"
-    _written_by_the_stream(result, table, source)
+    _written_by_the_stream(result, table, source, table_files)
 
 
 def test_query_still_running_when_the_task_ends(

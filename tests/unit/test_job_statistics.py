@@ -98,10 +98,34 @@ def test_tree_jobs(
     assert tree_jobs(executions, writes) == expected
 
 
-def test_only_jdbc_outputs_without_statistics_want_them() -> None:
+STREAM_WRITE_V1 = "org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSourceV1"
+
+
+def test_only_jdbc_and_stream_file_sink_outputs_without_statistics_want_them() -> None:
     assert wants_job_statistics(RelationFacts(jdbc_url="jdbc:x", jdbc_table="t", provider="jdbc"))
     assert not wants_job_statistics(RelationFacts(jdbc_url="jdbc:x", provider="jdbc", rows=3))
     assert not wants_job_statistics(RelationFacts(location="/data/out", provider="parquet"))
+    sink = RelationFacts(location="/data/stream", provider="parquet")
+    assert wants_job_statistics(sink, STREAM_WRITE_V1)
+    assert not wants_job_statistics(RelationFacts(location="/data/stream", files=2), STREAM_WRITE_V1)
+    assert not wants_job_statistics(RelationFacts(kafka=("b:9092", "t")), STREAM_WRITE_V1)
+
+
+def test_a_stream_file_sink_gets_rows_bytes_and_files_of_its_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lineage_operators.spark.listen import job_statistics
+
+    totals = {7: job_statistics.JobTotals(True, 10, 100, 4, 512, 2)}
+    monkeypatch.setattr(job_statistics, "job_totals", lambda sc, job: totals[job])
+
+    class Session:
+        def sparkContext(self) -> None:
+            return None
+
+    sink = RelationFacts(location="/data/stream", provider="parquet")
+    batch = ExecutionFacts("microbatch", True, query_id="b", root=STREAM_WRITE_V1, outputs=[sink])
+    executions = [ExecutionJobs(5, 5, "b", (7,))]
+    add_job_statistics(None, Session(), [batch], executions=executions)  # type: ignore[arg-type]
+    assert (sink.rows, sink.size, sink.files) == (4, 512, 2)
 
 
 def test_failed_writes_and_file_writes_touch_no_status_store() -> None:

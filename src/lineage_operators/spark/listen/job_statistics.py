@@ -1,4 +1,5 @@
-"""Statistics of writes that have no write-metrics node (JDBC), from the task metrics of their jobs.
+"""Statistics of writes that have no write-metrics node (JDBC, a stream's file sink), from the task
+metrics of their jobs.
 
 A file write's rows, bytes and files come from its ``DataWritingCommandExec`` metrics
 (:mod:`~lineage_operators.spark.plan.statistics`). A JDBC write (``df.write.jdbc``, ``format("jdbc").save()``,
@@ -14,6 +15,12 @@ Spark's status stores, without a listener of our own:
 
 The records written by a tree's jobs go to each JDBC write of the tree, once per dataset: an
 ``INSERT INTO`` a JDBC relation runs a nested ``SaveIntoDataSourceCommand`` of the same table.
+
+A stream's micro-batch into a file sink (``WriteToMicroBatchDataSourceV1``) is the other write with no
+metrics node in the plan we read: ``FileStreamSink.addBatch`` runs the file write inside the batch. Its
+jobs' tasks count the rows, bytes and files written as a JDBC write's do, and openlineage-spark reports
+them the same way, so the same reading gives its ``outputStatistics`` (with the files: one per writing
+task, as for an RDD's Hadoop write).
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ from lineage_operators.spark.listen.execution_ids import key_field
 log = get_logger(__name__)
 
 _UI_DATA = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
+#: The analyzed plan's root of a stream's micro-batch into a V1 sink (a file sink's, foreachBatch's)
+_STREAM_WRITE_V1 = "org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSourceV1"
 
 
 @dataclass(frozen=True)
@@ -174,9 +183,12 @@ def job_totals(sc: Any, job_id: int) -> JobTotals | None:
         return None
 
 
-def wants_job_statistics(rel: Any) -> bool:
-    """A JDBC output with no statistics from a write node (RelationFacts)."""
-    return rel.provider == "jdbc" and rel.rows is None and rel.size is None and rel.files is None
+def wants_job_statistics(rel: Any, root: str | None = None) -> bool:
+    """An output (RelationFacts) with no statistics from a write node: a JDBC write, or the file sink
+    of a micro-batch (``root``: the class of its execution's analyzed plan)."""
+    if rel.rows is not None or rel.size is not None or rel.files is not None:
+        return False
+    return rel.provider == "jdbc" or (root == _STREAM_WRITE_V1 and rel.location is not None)
 
 
 def _identity(rel: Any) -> Hashable:
@@ -200,11 +212,13 @@ def add_job_statistics(
     targets = {
         f.query_id: f
         for f in facts
-        if f.succeeded and f.query_id and any(wants_job_statistics(r) for r in f.outputs)
+        if f.succeeded and f.query_id and any(wants_job_statistics(r, f.root) for r in f.outputs)
     }
     if not targets:
         return
-    writes = {q: {_identity(r) for r in f.outputs if wants_job_statistics(r)} for q, f in targets.items()}
+    writes = {
+        q: {_identity(r) for r in f.outputs if wants_job_statistics(r, f.root)} for q, f in targets.items()
+    }
     try:
         if executions is None:
             executions = read_executions(t, jss, since_id)
@@ -219,11 +233,15 @@ def add_job_statistics(
             continue
         rows = sum(x.records_written for x in totals if x is not None)
         size = sum(x.bytes_written for x in totals if x is not None)
+        files = sum(x.files_written for x in totals if x is not None)
         if rows + size <= 0:
             continue
-        for rel in targets[query_id].outputs:
-            if wants_job_statistics(rel):
+        execution = targets[query_id]
+        for rel in execution.outputs:
+            if wants_job_statistics(rel, execution.root):
                 rel.rows, rel.size = rows, (size or None)
+                if rel.provider != "jdbc":
+                    rel.files = files
 
 
 __all__ = [

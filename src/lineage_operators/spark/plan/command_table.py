@@ -400,8 +400,9 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         c.STREAM_WRITE_V1,
         "a stream's micro-batch into a file sink (`writeStream...start(path)`, `toTable`): the path "
-        "written, or the table over it; its query's schema (no statistics: the sink's write metrics are "
-        "not in the plan; `foreachBatch` and other sinks: nothing, their batch's own writes are reported)",
+        "written, or the table over it; its query's schema; statistics from the batch's task metrics (the "
+        "sink's write is not in the plan); `foreachBatch` and other sinks: nothing, their batch's own "
+        "writes are reported",
         _stream_file_sink,
         lambda r: [
             r.t.chain(
