@@ -81,7 +81,7 @@ spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 LOWEST_TESTS ?= tests/system --ignore=tests/system/test_without_openlineage.py --ignore=tests/system/test_lineage_view.py \
 	--ignore=tests/system/test_marquez.py --ignore=tests/system/test_marquez_faults.py \
 	--deselect=tests/system/test_unmodified_tasks_cli.py::test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider \
-	$(LOG_MASKING_ELSEWHERE)
+	$(LOG_MASKING_ELSEWHERE) $(FORKS_CLI_ELSEWHERE)
 
 $(LOWEST_VENV)/.installed: pyproject.toml $(VENV)/.installed
 	@rm -rf $(LOWEST_VENV)
@@ -128,6 +128,11 @@ LINE_SYSTEM_TESTS ?= tests/system/test_example_dags.py tests/system/test_one_pro
 ONE_PROCESS := tests/system/test_one_process.py
 DAG_TEST_ELSEWHERE := --deselect=$(ONE_PROCESS)::test_mixed_tasks_in_dag_test_keep_their_own_lineage
 LOG_MASKING_ELSEWHERE := --deselect=$(ONE_PROCESS)::test_spark_log_lines_of_a_session_the_operator_launched_are_masked
+# A session opened at DAG parse time, across the provider's forks: each way of running (`airflow dags test`,
+# dag.test()) once, at one of Airflow's two bounds: the CLI in the main suite, dag.test() in `make test-lowest`.
+MODULE_SESSION := tests/system/test_unmodified_tasks_cli.py::test_a_session_opened_when_the_dag_file_is_parsed_survives_the_providers_forks
+FORKS_CLI_ELSEWHERE := --deselect=$(MODULE_SESSION)[airflow_dags_test]
+FORKS_DAG_TEST_ELSEWHERE := --deselect=$(MODULE_SESSION)[dag_test]
 LINE_TESTS ?= $(LINE_SPARK_TESTS) $(LINE_SYSTEM_TESTS)
 CONNECT_SPARK_TESTS ?= tests/spark/test_connect_capture.py tests/spark/test_connect_parity.py \
 	tests/spark/test_connect_column_lineage.py
@@ -315,7 +320,8 @@ BENCHMARK_TESTS := tests/unit/test_benchmarks_smoke.py
 test-main: setup spark-only-env spark-provider-env $(SERVICES) $(JARS)
 	$(SPEC_ENV) LINEAGE_SPARK_ONLY_PYTHON=$(CURDIR)/$(SPARK_ONLY_VENV)/bin/python \
 	LINEAGE_SPARK_PROVIDER_PYTHON=$(CURDIR)/$(SPARK_PROVIDER_VENV)/bin/python $(PY) -m pytest --durations=15 \
-	--ignore=tests/peer --ignore=tests/s3 --ignore=tests/hive --ignore=tests/kafka --ignore=$(BENCHMARK_TESTS)
+	--ignore=tests/peer --ignore=tests/s3 --ignore=tests/hive --ignore=tests/kafka --ignore=$(BENCHMARK_TESTS) \
+	$(FORKS_DAG_TEST_ELSEWHERE)
 
 # Every benchmark once at a tiny size (tests/unit/test_benchmarks_smoke.py: the figures come out, nothing is
 # recorded), a suite of its own beside the main one: ~8 minutes of child processes.

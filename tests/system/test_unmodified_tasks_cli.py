@@ -138,25 +138,25 @@ def test_airflow_dags_test_reports_spark_lineage_of_unmodified_tasks(tmp_path: P
     assert "sourceCode" in final_event(events, "unmodified_tasks", "python_operator")["job"]["facets"]
 
 
-@pytest.mark.parametrize("harness", [False, True], ids=["airflow_dags_test", "dag_test"])
 def test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider(
-    tmp_path: Path, base_dir: Path, harness: bool
+    tmp_path: Path, base_dir: Path
 ):
     """``@task.pyspark`` needs apache-airflow-providers-apache-spark, whose ``pyspark-client``
-    dependency overwrites pyspark: it runs in its own environment (``make spark-provider-env``)."""
+    dependency overwrites pyspark: it runs in its own environment (``make spark-provider-env``), through
+    ``airflow dags test`` (the harness's dag.test() of unmodified tasks is
+    tests/system/test_unmodified_tasks.py; only the pyspark package differs here)."""
     python = os.environ.get("LINEAGE_SPARK_PROVIDER_PYTHON")
     if not python:
         pytest.fail(
             "LINEAGE_SPARK_PROVIDER_PYTHON is not set: run the suite with `make test`, which builds the "
             "environment with Airflow's Spark provider"
         )
-    events = airflow_dags_test(Path(python), "unmodified_pyspark", tmp_path, base_dir, harness=harness)
+    events = airflow_dags_test(Path(python), "unmodified_pyspark", tmp_path, base_dir)
     assert_same_lineage_as_the_operator(events, "unmodified_pyspark", ["provider_pyspark"], base_dir)
     event = final_event(events, "unmodified_pyspark", "provider_pyspark")
     assert "unknownSourceAttribute" not in event["run"]["facets"]
-    if not harness:  # the harness's dag.test() runs in a temporary home, removed with its DB
-        written = {f"file://{base_dir}/{name}" for name in ("raw/orders", "marts/customer_totals")}
-        assert {(uri, "provider_pyspark") for uri in written} <= asset_events(tmp_path / "home")
+    written = {f"file://{base_dir}/{name}" for name in ("raw/orders", "marts/customer_totals")}
+    assert {(uri, "provider_pyspark") for uri in written} <= asset_events(tmp_path / "home")
 
 
 def asset_events(home: Path) -> set[tuple[str, str]]:

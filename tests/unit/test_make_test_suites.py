@@ -127,3 +127,24 @@ def test_test_processes_keep_their_bytecode_where_the_shell_forbids_it(tmp_path:
 
     assert dont_write_bytecode("test-probe") == "False"
     assert dont_write_bytecode("bench-probe") == "True"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_every_deselected_test_exists(tmp_path: Path) -> None:
+    """pytest ignores a ``--deselect`` that matches nothing: a renamed test would then run twice, or a
+    parameter's id gone would silently stop the diagonal."""
+    names = ("LOWEST_TESTS", "DAG_TEST_ELSEWHERE", "LOG_MASKING_ELSEWHERE", "FORKS_DAG_TEST_ELSEWHERE")
+    deselected = {
+        word.removeprefix("--deselect=")
+        for name in names
+        for word in _variable(tmp_path, name)
+        if word.startswith("--deselect=")
+    }
+    assert len(deselected) >= 5, deselected
+    for node in deselected:
+        path, _, test = node.partition("::")
+        function, _, param = test.partition("[")
+        source = (ROOT / path).read_text(encoding="utf-8")
+        assert f"def {function}(" in source, node
+        if param:
+            assert f'"{param.removesuffix("]")}"' in source, node
