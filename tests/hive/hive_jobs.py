@@ -22,23 +22,27 @@ from typing import Any
 from tests.peer.corpus import Job
 from tests.peer.runner import Outcome
 from tests.support.hive_metastore import HiveMetastore
+from tests.support.s3_server import S3Server
 
 HiveBody = Callable[[Any, "HiveWorkspace"], None]
 
 
 @dataclass
 class HiveRun:
-    """Every Hive job's outcome under both listeners."""
+    """Every Hive job's outcome under both listeners, and the text of every log record of ours meanwhile."""
 
     outcomes: dict[str, Outcome]
+    our_log: list[str]
 
 
 @dataclass
 class HiveWorkspace:
-    """The metastore the jobs use and the folder that holds their files outside its warehouse."""
+    """The metastore the jobs use, the folder that holds their files outside its warehouse, and the S3 API
+    that holds the S3 jobs' database and tables (hive_s3_jobs.py)."""
 
     metastore: HiveMetastore
     root: Path
+    s3: S3Server
 
     def out(self, name: str) -> str:
         """A plain output folder (not a table)."""
@@ -79,15 +83,15 @@ class HiveWorkspace:
 HIVE_JOBS: list[Job] = []
 
 
-def job(name: str, *setup: str) -> Callable[[HiveBody], HiveBody]:
-    """Register a job; ``setup`` are SQL statements (``{ws}`` is the workspace) run before it."""
+def job(name: str, *setup: str, into: list[Job] = HIVE_JOBS) -> Callable[[HiveBody], HiveBody]:
+    """Register a job in ``into``; ``setup`` are SQL statements (``{ws}`` is the workspace) run before it."""
 
     def prepare(spark: Any, ws: HiveWorkspace) -> None:
         for statement in setup:
             spark.sql(statement.format(ws=ws))
 
     def register(body: HiveBody) -> HiveBody:
-        HIVE_JOBS.append(Job(name, body, prepare))  # type: ignore[arg-type]
+        into.append(Job(name, body, prepare))  # type: ignore[arg-type]
         return body
 
     return register
@@ -222,7 +226,9 @@ EXPECTED: dict[str, dict[str, Named]] = {
 }
 
 
-def expected_for(job: str, ws: HiveWorkspace) -> dict[str, Named]:
-    """:data:`EXPECTED` of ``job`` with the workspace's paths filled in."""
+def expected_for(
+    job: str, ws: HiveWorkspace, expected: dict[str, dict[str, Named]] = EXPECTED
+) -> dict[str, Named]:
+    """``expected`` (:data:`EXPECTED`) of ``job`` with the workspace's paths filled in."""
     paths = {"wh": str(ws.metastore.warehouse), "root": str(ws.root)}
-    return {key.format(**paths): named for key, named in EXPECTED[job].items()}
+    return {key.format(**paths): named for key, named in expected[job].items()}

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hive_jobs import HIVE_JOBS, HiveRun
+from hive_jobs import HiveRun
+from hive_s3_jobs import EVERY_JOB
 from tests.peer.conftest import dump
 from tests.peer.known import explain, load
 from tests.peer.report import spark_line
@@ -22,7 +23,7 @@ def _known() -> list[Any]:
     return load(KNOWN_HIVE) + [entry for entry in load() if entry.jobs == ("*",)]
 
 
-@pytest.mark.parametrize("name", [job.name for job in HIVE_JOBS])
+@pytest.mark.parametrize("name", [job.name for job in EVERY_JOB])
 def test_both_listeners_name_the_hive_tables_alike(name: str, hive_run: HiveRun, hive_session: Any) -> None:
     outcome = hive_run.outcomes[name]
     assert outcome.error is None, f"{name} failed: {outcome.error}"

@@ -15,6 +15,10 @@ the same whatever database holds its tables, and Spark never sees that database.
 :func:`hive_spark_conf` is what a session needs to use the server: Hive as the session catalog, the
 metastore's Thrift URI, and the server's warehouse as Spark's (a ``CREATE DATABASE`` from Spark places
 the database under it, like the server's own ``default``).
+
+A server given an S3 endpoint (``HiveMetastore(s3_endpoint=...)``) also serves databases and tables on S3: the
+metastore makes a database's, a managed table's and a partition's folder itself, so it gets S3A (pinned
+beside its distribution) and the same S3A conf as Spark's (tests/support/s3_server.py) in its site file.
 """
 
 from __future__ import annotations
@@ -78,21 +82,28 @@ class MetastoreUnavailable(RuntimeError):
     start; the message says why."""
 
 
-def distribution() -> tuple[Path, list[Path]]:
+def distribution(s3: bool = False) -> tuple[Path, list[Path]]:
     """(the unpacked distribution's folder, the server's classpath): the archive's ``lib/`` and the pinned
-    Hadoop client and libraries, each fetched and verified (tests/support/maven_jars.py)."""
+    Hadoop client and libraries, each fetched and verified (tests/support/maven_jars.py); with ``s3``, the
+    pinned S3A jars ahead of them (their httpcore wins over ``lib/``'s older one)."""
     from tests.support.hive_metastore_pins import HIVE_METASTORE_DIST_ROOT
-    from tests.support.maven_jars import HIVE_METASTORE_NAMES, JarUnavailable, fetch_all
+    from tests.support.maven_jars import (
+        HIVE_METASTORE_NAMES,
+        HIVE_METASTORE_S3A_NAMES,
+        JarUnavailable,
+        fetch_all,
+    )
 
     try:
         archive, *extras = fetch_all(HIVE_METASTORE_NAMES)
+        s3a = fetch_all(HIVE_METASTORE_S3A_NAMES) if s3 else []
     except JarUnavailable as error:
         raise MetastoreUnavailable(f"the Hive metastore's pinned files are unavailable: {error}") from None
     home = _unpacked(archive) / HIVE_METASTORE_DIST_ROOT
     lib = sorted((home / "lib").glob("*.jar"))
     if not any(jar.name.startswith("hive-standalone-metastore-") for jar in lib):
         raise MetastoreUnavailable(f"{home / 'lib'} holds no hive-standalone-metastore jar")
-    return home, [*lib, *extras]
+    return home, [*s3a, *lib, *extras]
 
 
 def _unpacked(archive: Path) -> Path:
@@ -121,9 +132,10 @@ def _site_xml(settings: dict[str, str]) -> str:
 
 class HiveMetastore:
     """The standalone metastore on a free loopback port, its Derby database and warehouse in a temporary
-    directory."""
+    directory; with ``s3_endpoint``, S3A against that S3 API for databases and tables on S3."""
 
-    def __init__(self) -> None:
+    def __init__(self, s3_endpoint: str | None = None) -> None:
+        self.s3_endpoint = s3_endpoint
         self.port = 0
         self.root: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
@@ -166,10 +178,19 @@ class HiveMetastore:
             # (hive-exec), which a standalone server does not have
             "metastore.expression.proxy": "org.apache.hadoop.hive.metastore.DefaultPartitionExpressionProxy",
             "metastore.task.threads.always": "org.apache.hadoop.hive.metastore.events.EventCleanerTask",
+            **self._s3a_settings(),
         }
 
+    def _s3a_settings(self) -> dict[str, str]:
+        """Spark's S3A conf against the endpoint (tests/support/s3_server.py) as Hadoop keys; none without."""
+        if self.s3_endpoint is None:
+            return {}
+        from tests.support.s3_server import s3a_conf
+
+        return {k.removeprefix("spark.hadoop."): v for k, v in s3a_conf(self.s3_endpoint).items()}
+
     def start(self) -> HiveMetastore:
-        home, classpath = distribution()
+        home, classpath = distribution(s3=self.s3_endpoint is not None)
         try:
             runtime = java()
         except RuntimeError as error:

@@ -54,3 +54,33 @@ org.codehaus.jackson:jackson-core-asl:1.9.13
 org.codehaus.jackson:jackson-mapper-asl:1.9.13
     74e7a07a76f2edbade29312a5a2ebccfa019128bc021ece3856d76197e9be0c2
 """
+
+#: S3A for the server (tests/hive's database on S3): the metastore itself creates a database's and a
+#: managed table's folder (``Warehouse.mkdirs`` at ``create_database``, ``create_table``,
+#: ``add_partition``), so it needs a ``FileSystem`` for ``s3a://`` as much as Spark does. ``hadoop-aws`` at
+#: the server's Hadoop client (3.3.6) and the AWS SDK v1 modules its pom's bundle stands for (1.12.367; the
+#: bundle is ~280 MB), their libraries at the versions the SDK's pom names, the CBOR format at ``lib/``'s
+#: Jackson (2.12). No DynamoDB: 3.3.6's S3A no longer refers to S3Guard's table. They go ahead of ``lib/``
+#: on the classpath: httpclient 4.5 needs httpcore 4.4.13, not ``lib/``'s 4.4.1.
+HIVE_METASTORE_S3A_JARS = """
+org.apache.hadoop:hadoop-aws:3.3.6
+    fba9eb73e6f0f5458355627fe095f5124705d4048551f4d6aa4084777b824c13
+com.amazonaws:aws-java-sdk-s3:1.12.367
+    d11675bda17b356d1ce59983277d83a0ab31ce817aab8ce2b5032c458389147e
+com.amazonaws:aws-java-sdk-kms:1.12.367
+    cf40872de3065ec113e55a9df0239020db73d62801cfd4ae572c6919b9857d33
+com.amazonaws:aws-java-sdk-core:1.12.367
+    f41709853a5607cdbfc52df57e3e0ef694da3da956970086583a3e1080cfc91a
+com.amazonaws:jmespath-java:1.12.367
+    2044040cf0e1a06a6bdb9e6b83996a601e14ffef2c12ec682f94755283365092
+software.amazon.ion:ion-java:1.0.2
+    0d127b205a1fce0abc2a3757a041748651bc66c15cf4c059bac5833b27d471a5
+com.fasterxml.jackson.dataformat:jackson-dataformat-cbor:2.12.6
+    cfa008d15f052e69221e8c3193056ff95c3c594271321ccac8d72dc1a770619c
+org.apache.httpcomponents:httpclient:4.5.13
+    6fe9026a566c6a5001608cf3fc32196641f6c1e5e1986d1037ccdbd5f31ef743
+org.apache.httpcomponents:httpcore:4.4.13
+    e06e89d40943245fcfa39ec537cdbfce3762aecde8f9c597780d2b00c2b43424
+joda-time:joda-time:2.12.7
+    385282b005818cfaccdbe8bd2429811e7e641782f2b88932a6b8ff51d668f616
+"""

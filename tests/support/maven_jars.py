@@ -21,7 +21,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.hive_metastore_pins import HIVE_METASTORE_DIST, HIVE_METASTORE_JARS
+from tests.support.hive_metastore_pins import (
+    HIVE_METASTORE_DIST,
+    HIVE_METASTORE_JARS,
+    HIVE_METASTORE_S3A_JARS,
+)
 from tests.support.kafka_pins import KAFKA_BROKER_JARS, SPARK_KAFKA_JARS
 from tests.support.s3_pins import S3A_JARS
 from tests.support.s3proxy_pins import S3PROXY_JARS
@@ -229,6 +233,8 @@ S3A_NAMES = {hadoop: pin_list(block, f"s3a-{hadoop}-") for hadoop, block in S3A_
 HIVE_METASTORE_DIST_NAME = "hive-metastore-dist"
 PINNED[HIVE_METASTORE_DIST_NAME] = Artifact(*HIVE_METASTORE_DIST)
 HIVE_METASTORE_NAMES = [HIVE_METASTORE_DIST_NAME, *pin_list(HIVE_METASTORE_JARS, "hive-metastore-")]
+#: S3A for the server, for databases and tables on S3 (tests/hive)
+HIVE_METASTORE_S3A_NAMES = pin_list(HIVE_METASTORE_S3A_JARS, "hive-metastore-s3a-")
 
 #: Kafka's broker and Spark's Kafka connector per pyspark line (tests/support/kafka_pins.py): the Kafka tests
 #: (tests/kafka) fetch them with :func:`fetch_all`.

@@ -1,6 +1,6 @@
 """The Hive metastore test service's pure parts (tests/support/hive_metastore.py): its distribution archive
-pinned as an archive and unpacked once, the conf it hands Spark, and a metastore whose files cannot be had
-failing with the reason."""
+pinned as an archive and unpacked once, the conf it hands Spark, the S3A it gets for tables on S3, and a
+metastore whose files cannot be had failing with the reason."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 from tests.support import hive_metastore, maven_jars
 from tests.support.hive_metastore_pins import HIVE_METASTORE_DIST_ROOT
-from tests.support.maven_jars import HIVE_METASTORE_DIST_NAME, HIVE_METASTORE_NAMES, PINNED
+from tests.support.maven_jars import (
+    HIVE_METASTORE_DIST_NAME,
+    HIVE_METASTORE_NAMES,
+    HIVE_METASTORE_S3A_NAMES,
+    PINNED,
+)
 
 
 def test_the_distribution_is_pinned_as_an_archive_and_fetched_with_the_hadoop_client() -> None:
@@ -72,3 +77,26 @@ def test_the_spark_conf_points_a_hive_session_at_the_server() -> None:
 def test_the_site_file_escapes_its_values() -> None:
     xml = hive_metastore._site_xml({"k": "a<b&c"})
     assert "<value>a&lt;b&amp;c</value>" in xml
+
+
+def test_the_s3a_of_the_server_is_at_its_hadoop_clients_version_with_the_sdk_modules() -> None:
+    client = {
+        PINNED[name].version for name in HIVE_METASTORE_NAMES if PINNED[name].artifact == "hadoop-client-api"
+    }
+    s3a = {PINNED[name].artifact: PINNED[name].version for name in HIVE_METASTORE_S3A_NAMES}
+    assert {s3a["hadoop-aws"]} == client
+    assert {"aws-java-sdk-s3", "aws-java-sdk-core", "httpclient", "httpcore"} <= set(s3a)
+    assert all(len(PINNED[name].sha256) == 64 for name in HIVE_METASTORE_S3A_NAMES)
+
+
+def test_a_server_on_s3_has_sparks_s3a_conf_as_hadoop_keys_and_one_without_none() -> None:
+    on_disk = hive_metastore.HiveMetastore()
+    on_s3 = hive_metastore.HiveMetastore(s3_endpoint="http://127.0.0.1:9")
+    for server in (on_disk, on_s3):
+        server.port, server.root = 9083, Path("/srv/hms")
+    assert not any(key.startswith("fs.s3a.") for key in on_disk.settings())
+    settings = on_s3.settings()
+    assert settings["fs.s3a.endpoint"] == "http://127.0.0.1:9"
+    assert settings["fs.s3a.path.style.access"] == "true"
+    assert settings["metastore.thrift.port"] == "9083"
+    assert not any(key.startswith("spark.") for key in settings)

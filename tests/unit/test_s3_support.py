@@ -40,3 +40,9 @@ def test_the_signature_is_aws_v4_for_the_test_identity() -> None:
     assert headers["Authorization"].startswith(f"AWS4-HMAC-SHA256 Credential={S3_ACCESS_KEY}/")
     assert "SignedHeaders=host;x-amz-content-sha256;x-amz-date," in headers["Authorization"]
     assert S3_SECRET_KEY not in str(headers)
+
+
+def test_only_the_filesystem_backend_has_keys_to_read() -> None:
+    server = s3_server.S3Server(backend="transient")
+    with pytest.raises(s3_server.S3Unavailable, match="transient backend keeps no folder"):
+        server.keys("lake")
