@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from s3_jobs import S3_JOBS, S3Run, S3Workspace
+from s3_jobs import S3_JOBS, WAREHOUSE, S3Run, S3Workspace
 from tests.peer.peer_events import EventFile
 from tests.peer.runner import peer_conf, run_job
 from tests.support.canary import our_log_records
@@ -64,8 +64,11 @@ def s3_session(
         # on the JVM's own classpath, as a cluster's image has them: Hadoop finds S3A whatever loader asks
         "spark.driver.extraClassPath": ":".join(str(jar) for jar in s3_jars),
     }
-    session = open_session("lineage-operators-s3-tests", s3_jars, conf, work)
     workspace = S3Workspace(s3_server)
+    workspace.create_buckets()  # the warehouse's bucket exists before the session qualifies its path
+    session = open_session(
+        "lineage-operators-s3-tests", s3_jars, conf, work, overrides={"spark.sql.warehouse.dir": WAREHOUSE}
+    )
     try:
         workspace.prepare(session)
         yield session, EventFile(events), workspace

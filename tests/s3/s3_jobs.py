@@ -20,6 +20,8 @@ from tests.support.s3_server import S3Server
 
 RAW = "raw"
 LAKE = "lake"
+#: The session's warehouse (``spark.sql.warehouse.dir``): managed tables live on S3 too.
+WAREHOUSE = f"s3a://{LAKE}/warehouse"
 #: The quick start's source (README.md): CSV with a header, ``customer`` sometimes empty.
 ORDERS_CSV_HEADER = "order_id,customer,amount,order_date\n"
 
@@ -48,11 +50,13 @@ class S3Workspace:
     def lake(key: str) -> str:
         return f"s3a://{LAKE}/{key}"
 
-    def prepare(self, spark: Any) -> None:
-        """Both buckets (through the S3 API) and the sources: Parquet, CSV and JSON folders written by
-        Spark, single objects put by the S3 API (one CSV, two CSVs under per-export prefixes)."""
+    def create_buckets(self) -> None:
         for bucket in (RAW, LAKE):
             self.server.create_bucket(bucket)
+
+    def prepare(self, spark: Any) -> None:
+        """The sources, in the buckets :meth:`create_buckets` made: Parquet, CSV and JSON folders written
+        by Spark, single objects put by the S3 API (one CSV, two CSVs under per-export prefixes)."""
         orders = spark.createDataFrame(
             [(i, f"c{i % 5}", float(i * 10), f"2026-01-0{1 + i % 3}") for i in range(30)],
             "order_id int, customer string, amount double, order_date string",
@@ -147,6 +151,17 @@ def _(spark: Any, ws: S3Workspace) -> None:
     )
 
 
+@job("s3_warehouse_tables", setup=_drop("s3_managed", "s3_managed_ctas"))
+def _(spark: Any, ws: S3Workspace) -> None:
+    """Managed tables of a session whose warehouse is on S3 (:data:`WAREHOUSE`): no path, no LOCATION."""
+    orders = spark.read.parquet(ws.raw("orders_parquet"))
+    orders.select("order_id", "customer").write.saveAsTable("s3_managed")
+    spark.sql(
+        "CREATE TABLE s3_managed_ctas USING parquet "
+        f"AS SELECT customer, amount FROM parquet.`{ws.raw('orders_parquet')}`"
+    )
+
+
 def _external_orders_table(spark: Any, ws: S3Workspace) -> None:
     spark.sql("DROP TABLE IF EXISTS s3_ext_read")
     spark.sql(f"CREATE TABLE s3_ext_read USING parquet LOCATION '{ws.raw('orders_parquet')}'")
@@ -196,6 +211,11 @@ EXPECTED: dict[str, dict[str, dict[str, Any]]] = {
     "s3_ctas_location": {
         "input s3://raw:orders_parquet": {"storage": "parquet"},
         "output s3://lake:tables/ctas": {"storage": "parquet", "lifecycle": "CREATE"},
+    },
+    "s3_warehouse_tables": {
+        "input s3://raw:orders_parquet": {"storage": "parquet"},
+        "output s3://lake:warehouse/s3_managed": {"storage": "parquet", "lifecycle": "CREATE"},
+        "output s3://lake:warehouse/s3_managed_ctas": {"storage": "parquet", "lifecycle": "CREATE"},
     },
     "s3_table_to_file": {
         "input s3://raw:orders_parquet": {"storage": "parquet"},
