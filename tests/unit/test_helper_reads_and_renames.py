@@ -63,7 +63,8 @@ def test_alter_read_after_the_rename_takes_the_renamed_tables_schema() -> None:
 def test_the_inference_jobs_folder_hides_no_other_input_under_it() -> None:
     """openlineage-spark's peer corpus: a JSON file and a Parquet folder beside it, both read, and the
     JSON file's inference job over their common folder: the two inputs, not the folder."""
-    from lineage_operators.spark.resolve import NamingContext, resolve
+    from lineage_operators.spark.resolve import resolve
+    from lineage_operators.spark.session_facts import NamingContext
 
     executions = [
         _execution(RDD_JOB, ("file:/src",)),

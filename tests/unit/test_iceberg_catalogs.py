@@ -17,7 +17,8 @@ import pytest
 from openlineage.client.serde import Serde
 
 from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
-from lineage_operators.spark.resolve import NamingContext, resolve
+from lineage_operators.spark.resolve import resolve
+from lineage_operators.spark.session_facts import NamingContext
 from lineage_operators.spark.tables.iceberg_catalogs import (
     CatalogFacts,
     IcebergCatalog,

@@ -102,21 +102,23 @@ def test_classic_and_connect_sit_side_by_side() -> None:
     graph = script.build()
     classic = ("jvm", "session", "listen", "plan", "rdd", "capture")
     edges = graph.all_edges()
+
+    def within(module: str, *folders: str) -> bool:
+        return any(module == f or module.startswith(f + ".") for f in folders)
+
     connect_to_classic = sorted(
         (module, target)
         for module, targets in edges.items()
-        if module.startswith("lineage_operators.spark.connect")
+        if within(module, "lineage_operators.spark.connect")
         for target in targets
-        if target.startswith(tuple(f"lineage_operators.spark.{step}" for step in classic))
+        if within(target, *(f"lineage_operators.spark.{step}" for step in classic))
     )
     assert connect_to_classic == []
     classic_to_connect = sorted(
         (module, target)
         for module, targets in edges.items()
-        if module.startswith(
-            tuple(f"lineage_operators.spark.{step}" for step in classic if step != "capture")
-        )
+        if within(module, *(f"lineage_operators.spark.{step}" for step in classic if step != "capture"))
         for target in targets
-        if target.startswith("lineage_operators.spark.connect")
+        if within(target, "lineage_operators.spark.connect")
     )
     assert classic_to_connect == []

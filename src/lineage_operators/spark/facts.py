@@ -17,6 +17,8 @@ from lineage_operators.model import LineageDataset
 # The provider sets ``processing_engine`` (Airflow) on every task event after our facets, so the
 # Spark engine that ran the task is reported under its own key, with the same standard facet.
 SPARK_ENGINE_FACET = "spark_processingEngine"
+#: The name of Spark's session catalog (``TableRef.catalog`` None stands for it).
+SESSION_CATALOG = "spark_catalog"
 
 
 @dataclass(frozen=True)
@@ -94,4 +96,11 @@ class CaptureResult:
     complete: bool = True
 
 
-__all__ = ["SPARK_ENGINE_FACET", "CaptureResult", "ExecutionFacts", "RelationFacts", "TableRef"]
+__all__ = [
+    "SESSION_CATALOG",
+    "SPARK_ENGINE_FACET",
+    "CaptureResult",
+    "ExecutionFacts",
+    "RelationFacts",
+    "TableRef",
+]

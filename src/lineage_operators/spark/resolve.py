@@ -20,24 +20,14 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.column_lineage.settings import ColumnLineageSettings
 from lineage_operators.model import DatasetName, LineageDataset
 from lineage_operators.spark.facts import CaptureResult, ExecutionFacts, RelationFacts
+from lineage_operators.spark.session_facts import NamingContext, SessionFacts
 
 log = get_logger(__name__)
 
 _SESSION_CATALOG = "spark_catalog"
-
-
-@dataclass(frozen=True)
-class NamingContext:
-    """What naming needs from the session: the warehouse and (Hive only) the metastore URIs."""
-
-    warehouse: str | None = None
-    metastore_uris: str | None = None
-    subset_limit: int = 100
-    hive: bool = False  # Spark's session catalog is Hive's (spark.sql.catalogImplementation=hive)
-    #: the class set as ``spark_catalog`` (``spark.sql.catalog.spark_catalog``), if any: Delta's or Iceberg's
-    session_catalog: str | None = None
 
 
 @dataclass
@@ -346,7 +336,9 @@ def _fold_nested(accs: dict[DatasetName, _Acc]) -> None:
 
 
 def resolve(
-    executions: Iterable[ExecutionFacts], ctx: NamingContext, column_lineage: Any = None
+    executions: Iterable[ExecutionFacts],
+    ctx: NamingContext,
+    column_lineage: ColumnLineageSettings | None = None,
 ) -> tuple[list[LineageDataset], list[LineageDataset], list[str]]:
     """(inputs, outputs, redacted SQL statements) of the given executions, in execution order.
 
@@ -380,18 +372,22 @@ def resolve(
 
 
 def build_result(
-    facts: list[Any], naming: Any, run_facets: dict[str, Any], *, complete: bool, column_lineage: Any = None
+    facts: list[ExecutionFacts],
+    session: SessionFacts,
+    *,
+    complete: bool,
+    column_lineage: ColumnLineageSettings | None = None,
 ) -> CaptureResult:
     """Name and merge execution facts (any capture's) into the task's
-    :class:`~lineage_operators.spark.facts.CaptureResult`."""
+    :class:`~lineage_operators.spark.facts.CaptureResult`, with the session's run facets."""
     from lineage_operators.facets import sql_job_facet
 
-    inputs, outputs, statements = resolve(facts, naming, column_lineage)
+    inputs, outputs, statements = resolve(facts, session.naming, column_lineage)
     sql = sql_job_facet(statements)
     return CaptureResult(
         inputs=inputs,
         outputs=outputs,
-        run_facets=run_facets,
+        run_facets=dict(session.run_facets),
         job_facets={"sql": sql} if sql is not None else {},
         executions=len(facts),
         capture_ms=sum(f.cost_ms for f in facts),
