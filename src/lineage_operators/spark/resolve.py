@@ -22,7 +22,15 @@ from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.column_lineage.settings import ColumnLineageSettings
 from lineage_operators.model import DatasetName, LineageDataset
-from lineage_operators.spark.facts import CaptureResult, ExecutionFacts, RelationFacts
+from lineage_operators.spark.facts import (
+    CaptureResult,
+    CatalogFacts,
+    CommitReport,
+    ExecutionFacts,
+    RelationFacts,
+    ScanReport,
+)
+from lineage_operators.spark.passes import prepare
 from lineage_operators.spark.session_facts import NamingContext, SessionFacts
 
 log = get_logger(__name__)
@@ -50,9 +58,9 @@ class _Acc:
     subset_seen: set[str] = field(default_factory=set)
     hive_table: bool = False
     version: str | None = None  # datasetVersion, the last one read or written
-    catalog_facts: Any = None  # an Iceberg table's catalog (spark/iceberg_catalogs.CatalogFacts)
-    commit_report: Any = None  # an Iceberg output's commit report (spark/tables/iceberg_reports.py)
-    scan_report: Any = None  # an Iceberg input's scan report (the last scan's)
+    catalog_facts: CatalogFacts | None = None  # an Iceberg table's catalog
+    commit_report: CommitReport | None = None  # an Iceberg output's commit report
+    scan_report: ScanReport | None = None  # an Iceberg input's scan report (the last scan's)
     #: the values of the observations made on it (``Dataset.observe``), by observation name (the last win)
     observed: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -207,34 +215,33 @@ def _hive_catalog(ctx: NamingContext) -> Any:
 def _catalog(acc: _Acc, ctx: NamingContext) -> Any:
     """An Iceberg catalog's facet (its table in ``spark_catalog`` too), Delta's for a Delta table of
     ``DeltaCatalog`` as ``spark_catalog``, else the Hive catalog's."""
-    from lineage_operators.spark.tables import delta
-    from lineage_operators.spark.tables.iceberg_catalogs import CatalogFacts, catalog_facet
+    from lineage_operators.spark.table_facets import DELTA_CATALOG_FACTS, catalog_facet, in_delta_catalog
 
     if acc.catalog_facts is not None:
         return catalog_facet(acc.catalog_facts)
-    if acc.symlinks and delta.in_delta_catalog(acc.provider, ctx.session_catalog):
-        return catalog_facet(CatalogFacts(_SESSION_CATALOG, delta.PROVIDER, framework=delta.PROVIDER))
+    if acc.symlinks and in_delta_catalog(acc.provider, ctx.session_catalog):
+        return catalog_facet(DELTA_CATALOG_FACTS)
     return _hive_catalog(ctx) if acc.hive_table else None
 
 
-def _commit_report(acc: _Acc, dataset: LineageDataset) -> None:
+def _commit_report(acc: _Acc, report: CommitReport, dataset: LineageDataset) -> None:
     """An Iceberg output's ``icebergCommitReport``, when it is the report of the version written."""
-    from lineage_operators.spark.tables.iceberg_report_facet import FACET_NAME, commit_report_facet
+    from lineage_operators.spark.table_facets import FACET_NAME, commit_report_facet
 
-    if acc.version != str(acc.commit_report.snapshot_id):
+    if acc.version != str(report.snapshot_id):
         return
-    report = _facet(acc, FACET_NAME, lambda: commit_report_facet(acc.commit_report))
-    if report is not None:
-        dataset.output_facets[FACET_NAME] = report
+    facet = _facet(acc, FACET_NAME, lambda: commit_report_facet(report))
+    if facet is not None:
+        dataset.output_facets[FACET_NAME] = facet
 
 
-def _scan_report(acc: _Acc, dataset: LineageDataset) -> None:
+def _scan_report(acc: _Acc, report: ScanReport, dataset: LineageDataset) -> None:
     """An Iceberg input's ``icebergScanReport`` (the report of the scan that read it)."""
-    from lineage_operators.spark.tables.iceberg_report_facet import SCAN_FACET_NAME, scan_report_facet
+    from lineage_operators.spark.table_facets import SCAN_FACET_NAME, scan_report_facet
 
-    report = _facet(acc, SCAN_FACET_NAME, lambda: scan_report_facet(acc.scan_report))
-    if report is not None:
-        dataset.input_facets[SCAN_FACET_NAME] = report
+    facet = _facet(acc, SCAN_FACET_NAME, lambda: scan_report_facet(report))
+    if facet is not None:
+        dataset.input_facets[SCAN_FACET_NAME] = facet
 
 
 def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
@@ -280,7 +287,7 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
             if stats is not None:
                 dataset.output_facets["outputStatistics"] = stats
         if acc.commit_report is not None:
-            _commit_report(acc, dataset)
+            _commit_report(acc, acc.commit_report, dataset)
     elif acc.has_stats:
         totals: tuple[int | None, ...] = (None, None, None)
         for part in acc.parts.values():  # what each distinct location read is, summed
@@ -289,7 +296,7 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
         if read is not None:
             dataset.input_facets["inputStatistics"] = read
     if not output and acc.scan_report is not None:
-        _scan_report(acc, dataset)
+        _scan_report(acc, acc.scan_report, dataset)
     if acc.observed:
         observed = _facet(acc, "dataQualityMetrics", lambda: _observed_metrics(acc, output))
         if observed is not None:  # a dataset facet of an output, an input facet of an input
@@ -345,14 +352,8 @@ def resolve(
     ``column_lineage``: ColumnLineageSettings for the outputs' ``columnLineage`` facets.
     """
     from lineage_operators.column_lineage.datasets import attach_column_lineage
-    from lineage_operators.spark.plan.alter import schema_from_renames
-    from lineage_operators.spark.rdd.helper_reads import name_helper_reads
-    from lineage_operators.spark.tables.delta import drop_log_reads
 
-    executions = list(executions)
-    schema_from_renames(executions)
-    name_helper_reads(executions)
-    drop_log_reads(executions)
+    executions = prepare(list(executions))
     inputs: dict[DatasetName, _Acc] = {}
     outputs: dict[DatasetName, _Acc] = {}
     statements: list[str] = []

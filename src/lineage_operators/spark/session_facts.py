@@ -37,6 +37,8 @@ CATALOG_IMPLEMENTATION_CONF = "spark.sql.catalogImplementation"
 METASTORE_URIS_CONFS = ("spark.sql.hive.metastore.uris", "spark.hadoop.hive.metastore.uris")
 #: The class set as Spark's session catalog (Delta's ``DeltaCatalog``, Iceberg's ``SparkSessionCatalog``).
 SESSION_CATALOG_CONF = f"spark.sql.catalog.{SESSION_CATALOG}"
+#: Delta's session catalog class (as :data:`SESSION_CATALOG_CONF`, its tables get Delta's ``catalog`` facet).
+DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
 #: Keys a task can set on its own session (``spark.conf.set``): a classic capture reads them from the
 #: session's runtime conf, the others from the application's ``SparkConf``.
 SESSION_KEYS = frozenset({WAREHOUSE_CONF, SUBSET_MAX_LOCATIONS_CONF})
@@ -150,6 +152,7 @@ def _or_default(value: str | None, default: str) -> str:
 __all__ = [
     "APPLICATION_DETAILS_FACET",
     "DEFAULT_SUBSET_LIMIT",
+    "DELTA_CATALOG",
     "LINEAGE_OPERATORS_FACET",
     "SESSION_KEYS",
     "SUBSET_MAX_LOCATIONS_CONF",

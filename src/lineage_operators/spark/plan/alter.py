@@ -123,7 +123,8 @@ def alter_outputs(reader: CatalogOutputs, tools: JvmTools, plan: Any) -> list[Re
 def _session_table(reader: CatalogOutputs, table: TableRef) -> list[RelationFacts]:
     """The altered session-catalog table as the catalog holds it now; when it is no longer there
     (a later command of the task renamed or dropped it before this execution was read), the table
-    under its name, without schema: :func:`schema_from_renames` takes it from the rename."""
+    under its name, without schema: :func:`lineage_operators.spark.passes.schema_from_renames` takes it from
+    the rename."""
     from lineage_operators.spark.facts import RelationFacts
 
     try:
@@ -137,25 +138,4 @@ def _session_table(reader: CatalogOutputs, table: TableRef) -> list[RelationFact
     return [reader._looked_up_output(table, looked_up, "ALTER")]
 
 
-def schema_from_renames(executions: list[Any]) -> None:
-    """An ALTER read after a later ``RENAME TO`` of the same table (the capture reads executions
-    after they ended, the task goes on meanwhile) found the table gone: its schema after the ALTER
-    is the one the renamed table has (a rename changes no column). Pure; fills ``schema_text`` in
-    place, in execution order."""
-    waiting: list[Any] = []
-    for execution in executions:
-        for rel in execution.outputs:
-            if rel.lifecycle == "ALTER" and rel.schema_text is None and rel.table is not None:
-                waiting.append(rel)
-            elif rel.lifecycle == "RENAME" and rel.previous_table is not None and waiting:
-                for altered in [w for w in waiting if _same(w.table, rel.previous_table)]:
-                    altered.schema_text = rel.schema_text
-                    waiting.remove(altered)
-
-
-def _same(a: Any, b: Any) -> bool:
-    """The same table name; the databases only compared when both are known."""
-    return a.table == b.table and (a.database is None or b.database is None or a.database == b.database)
-
-
-__all__ = ["V1_ALTERS", "V2_ALTER", "V2_ALTERS", "alter_outputs", "is_alter", "schema_from_renames"]
+__all__ = ["V1_ALTERS", "V2_ALTER", "V2_ALTERS", "alter_outputs", "is_alter"]

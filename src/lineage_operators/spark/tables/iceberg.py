@@ -26,6 +26,7 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.spark.facts import CommitReport
 from lineage_operators.spark.jvm.text import CTSEP, NONE, SEP, SEP2, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.tables import iceberg_catalogs as catalogs
@@ -98,7 +99,7 @@ def written_counts(field: str | None) -> Counts | None:
     return parse_added(parts[2]) if len(parts) > 2 else None
 
 
-def written_commit(field: str | None) -> reports.CommitReport | None:
+def written_commit(field: str | None) -> CommitReport | None:
     """The commit report of the current snapshot (the second and fourth parts of :func:`snapshot_field`)."""
     parts = field.split(CTSEP) if field else []
     return reports.parse_commit(parts[1], parts[3]) if len(parts) > 3 else None
