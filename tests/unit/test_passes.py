@@ -137,26 +137,3 @@ def test_every_pass_runs_and_the_same_facts_give_the_same_result_twice() -> None
     assert prepare(executions) == first
     assert [r.location for r in first[1].inputs] == ["file:/t/p=1/a.json"]
     assert first[2].inputs == []
-
-
-def test_an_alter_is_read_with_one_catalog_lookup() -> None:
-    """The task may rename the table while the ALTER is read: the output is made of the one lookup
-    that found it (a second lookup raised and lost the ALTER, seen once on a loaded CI machine)."""
-    from lineage_operators.spark.plan.alter import _session_table
-    from lineage_operators.spark.plan.catalog import CatalogOutputs
-
-    class Renamed(CatalogOutputs):
-        """A catalog whose table is renamed right after its first lookup."""
-
-        def __init__(self) -> None:
-            self.lookups = 0
-
-        def _lookup(self, table: TableRef) -> tuple[TableRef | None, str | None, str | None, str | None]:
-            self.lookups += 1
-            if self.lookups > 1:
-                raise LookupError("table or view not found")
-            return table, "file:/wh/db.db/t", "parquet", "a:string"
-
-    [altered] = _session_table(Renamed(), TableRef("db", "t"))
-    found = (altered.location, altered.schema_text, altered.lifecycle)
-    assert found == ("file:/wh/db.db/t", "a:string", "ALTER")

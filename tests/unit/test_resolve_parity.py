@@ -10,7 +10,7 @@ from openlineage.client.serde import Serde
 
 from lineage_operators import facets as f
 from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
-from lineage_operators.spark.plan.records import _directories
+from lineage_operators.spark.plan.records import directories
 from lineage_operators.spark.rdd.sources import _split_input_dirs
 from lineage_operators.spark.resolve import resolve
 from lineage_operators.spark.session_facts import NamingContext
@@ -25,7 +25,7 @@ from lineage_operators.spark.session_facts import NamingContext
     ],
 )
 def test_single_file_rule(roots: list[str], leaf_dirs: set[str], expected: list[str]) -> None:
-    assert _directories(roots, leaf_dirs) == expected
+    assert directories(roots, leaf_dirs) == expected
 
 
 def test_subset_facet_is_bounded() -> None:

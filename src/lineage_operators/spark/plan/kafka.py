@@ -26,7 +26,7 @@ from typing import Any
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import RelationFacts
 from lineage_operators.spark.jvm.text import NONE, SEP3
-from lineage_operators.spark.plan.records import _at, _sub
+from lineage_operators.spark.plan.records import field_at, sub_fields
 
 log = get_logger(__name__)
 
@@ -133,14 +133,14 @@ def topics_of_offset(offset_json: str | None) -> list[str]:
 
 def relation_facts(field: str | None, schema: str | None) -> list[RelationFacts]:
     """The topics a leaf's Kafka field (:func:`leaf_field`) stands for, each a dataset."""
-    values = _sub(field, SEP3)
-    kind, servers = _at(values, 0), _at(values, 1)
+    values = sub_fields(field, SEP3)
+    kind, servers = field_at(values, 0), field_at(values, 1)
     if not servers:
         return []
     if kind == _BATCH:
-        topics = topics_of_options(_at(values, 2), _at(values, 3), _at(values, 4))
+        topics = topics_of_options(field_at(values, 2), field_at(values, 3), field_at(values, 4))
     elif kind == _STREAM:
-        topics = topics_of_offset(_at(values, 2)) or topics_of_offset(_at(values, 3))
+        topics = topics_of_offset(field_at(values, 2)) or topics_of_offset(field_at(values, 3))
     else:
         return []
     return [RelationFacts(kafka=(servers, topic), schema_text=schema) for topic in topics]

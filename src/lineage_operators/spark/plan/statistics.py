@@ -48,7 +48,7 @@ def _file_index_figures(t: JvmTools) -> tuple[Any, Any]:
     return t.chain(location, size), t.chain(location, count)
 
 
-def _build_stats_fn(t: JvmTools) -> Any:
+def build_stats_fn(t: JvmTools) -> Any:
     """Leaf -> relation identity, db, table, relation size, input file count, catalog size, rows."""
     relation = (_LR, "relation")
     identity = t.static("java.lang.System", "identityHashCode", ["java.lang.Object"])
@@ -84,7 +84,7 @@ def read_relation_stats(t: JvmTools, leaves: Any, inputs: Sequence[Any]) -> None
     A relation is matched by the identity of its JVM object, a table by its identifier.
     """
     try:
-        stats_of = t.cached("statistics.relation", _build_stats_fn)
+        stats_of = t.cached("statistics.relation", build_stats_fn)
         text = t.read(t.joined(t.coll.map(leaves, stats_of).distinct(), RSEP))
     except Exception as exc:
         log.debug("lineage capture: no relation statistics: %s", describe(exc))
@@ -93,7 +93,7 @@ def read_relation_stats(t: JvmTools, leaves: Any, inputs: Sequence[Any]) -> None
 
 
 def apply_relation_stats(text: str | None, inputs: Sequence[Any]) -> None:
-    """Set rows/size/files of ``inputs`` from the statistics records of :func:`_build_stats_fn`."""
+    """Set rows/size/files of ``inputs`` from the statistics records of :func:`build_stats_fn`."""
     for record in split_records(text):
         if len(record) < 7:
             continue
@@ -125,14 +125,14 @@ _TREE_NODE = "org.apache.spark.sql.catalyst.trees.TreeNode"
 _MAX_WRAPPERS = 6
 
 
-def _build_find_fn(t: JvmTools) -> Any:
+def build_find_fn(t: JvmTools) -> Any:
     """Physical plan -> Option of its first node that is the write or a wrapper to open."""
     yes, no = t.constant(True), t.constant(False)
     wanted = t.function(t.when(_DWC_EXEC, yes, t.when(_AQE_EXEC, yes, t.when(_STAGE_EXEC, yes, no))))
     return t.function(t.step(_TREE_NODE, "find", ("scala.Function1", wanted)))
 
 
-def _build_open_fn(t: JvmTools) -> Any:
+def build_open_fn(t: JvmTools) -> Any:
     """Node found -> "w" + the write's metrics map text, or the plan inside an AQE plan/stage."""
     metrics = t.text(t.chain((_DWC_EXEC, "metrics"), ("java.lang.Object", "toString")))
     return t.function(
@@ -151,8 +151,8 @@ def write_metrics_text(t: JvmTools, executed_plan: Any) -> str | None:
     ``AdaptiveSparkPlanExec``, inside a result query stage. A few py4j calls per wrapper opened.
     """
     find, open_node = (
-        t.cached("statistics.find_write", _build_find_fn),
-        t.cached("statistics.open", _build_open_fn),
+        t.cached("statistics.find_write", build_find_fn),
+        t.cached("statistics.open", build_open_fn),
     )
     node = executed_plan
     for _ in range(_MAX_WRAPPERS):

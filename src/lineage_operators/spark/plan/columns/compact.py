@@ -120,7 +120,7 @@ def _query_of(t: JvmTools) -> Any:
     return handle
 
 
-def _build_query_facts_fn(t: JvmTools) -> Any:
+def build_query_facts_fn(t: JvmTools) -> Any:
     """Root -> record: has a query, its output size, the written column names (SEP2-joined)."""
     names = t.constant(NONE)
     for cls, named in reversed(QUERY_COMMANDS):
@@ -206,7 +206,7 @@ class PlanJsonReader:
         """:class:`~lineage_operators.column_lineage.PlanColumnLineage` of a write, or None.
 
         ``inputs``: the execution's input relations (with their leaf ``expr_ids``), to size the plan;
-        ``query_facts``: the text of :func:`_build_query_facts_fn` when already read (one call less);
+        ``query_facts``: the text of :func:`build_query_facts_fn` when already read (one call less);
         ``execution``: the ``QueryExecution`` when ``root`` is None: the plan writer then takes its
         analyzed plan JVM-side (one call less); ``rendered``: the one-call read's plan part, so
         no call at all when it holds the JSON; ``optimized``: False for the commands of
@@ -246,7 +246,7 @@ class PlanJsonReader:
             facts = query_facts
             if facts is None:
                 root = root if root is not None else execution.analyzed()
-                facts = self._t.read(self._t.cached("plan_json.query", _build_query_facts_fn).apply(root))
+                facts = self._t.read(self._t.cached("plan_json.query", build_query_facts_fn).apply(root))
         except Exception as exc:
             log_once(log, "facts", logging.INFO, "lineage capture: no column lineage: %s", describe(exc))
             return None
