@@ -65,13 +65,17 @@ def test_a_circle_is_found_through_lazy_and_relative_imports(tmp_path: Path) -> 
             "a.py": "from pkg import b\n",
             "b.py": "def f():\n    from . import a\n",
             "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n",
+            "d.py": "import typing\nif typing.TYPE_CHECKING:\n    from pkg.e import E\n",
+            "e.py": "from pkg import d\n",
         },
     )
     graph = script.build(package)
-    assert script.circles(graph) == [["pkg.a", "pkg.b"]]
+    # a circle closed through a type-only import is a circle too (issue 53)
+    assert script.circles(graph) == [["pkg.a", "pkg.b"], ["pkg.d", "pkg.e"]]
     assert graph.eager["pkg.a"] == {"pkg.b"}
     assert graph.lazy["pkg.b"] == {"pkg.a"}
     assert "pkg.c" not in graph.eager  # type-only imports never run
+    assert graph.typing["pkg.c"] == {"pkg.a"}
     assert script.floors(graph, {m: graph.eager.get(m, set()) for m in graph.files}) == 2
 
 
