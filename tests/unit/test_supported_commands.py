@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import Any
 
 from lineage_operators.spark.facts import RelationFacts, TableRef
-from lineage_operators.spark.plan import classes as c
+from lineage_operators.spark.jvm import spark_classes as c
 from lineage_operators.spark.plan.alter import V1_ALTERS, V2_ALTERS
 from lineage_operators.spark.plan.command_table import BY_CLASS, COMMANDS
 from lineage_operators.spark.plan.commands import Call

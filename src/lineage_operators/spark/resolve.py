@@ -23,6 +23,7 @@ from lineage_operators._logging import get_logger
 from lineage_operators.column_lineage.settings import ColumnLineageSettings
 from lineage_operators.model import DatasetName, LineageDataset
 from lineage_operators.spark.facts import (
+    SESSION_CATALOG,
     CaptureResult,
     CatalogFacts,
     CommitReport,
@@ -34,8 +35,6 @@ from lineage_operators.spark.passes import prepare
 from lineage_operators.spark.session_facts import NamingContext, SessionFacts
 
 log = get_logger(__name__)
-
-_SESSION_CATALOG = "spark_catalog"
 
 
 @dataclass
@@ -85,7 +84,7 @@ def _symlink(rel: RelationFacts, ctx: NamingContext) -> tuple[str, str, str] | N
     from lineage_operators import naming
 
     table = rel.table
-    if table is None or table.catalog not in (None, _SESSION_CATALOG):
+    if table is None or table.catalog not in (None, SESSION_CATALOG):
         return None
     link = naming.name_table_symlink(
         table.database or "",
@@ -130,7 +129,7 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
             acc.schema_text = rel.schema_text
         if symlink and symlink not in acc.symlinks:
             acc.symlinks.append(symlink)
-        if ctx.hive and rel.table is not None and rel.table.catalog in (None, _SESSION_CATALOG):
+        if ctx.hive and rel.table is not None and rel.table.catalog in (None, SESSION_CATALOG):
             acc.hive_table = True
         acc.provider = rel.provider or acc.provider
         acc.version = rel.version or acc.version

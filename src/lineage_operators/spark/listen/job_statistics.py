@@ -24,13 +24,12 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.spark.jvm.spark_classes import SQL_EXECUTION_UI_DATA
 from lineage_operators.spark.jvm.text import RSEP, split_list, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.execution_ids import key_field
 
 log = get_logger(__name__)
-
-_UI_DATA = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
 
 
 @dataclass(frozen=True)
@@ -61,10 +60,10 @@ class JobTotals:
 def execution_fields(t: JvmTools) -> list[Any]:
     """Field handles of an execution record: id, root id, query id, job ids (more may follow)."""
     return [
-        t.step(_UI_DATA, "executionId"),
-        t.step(_UI_DATA, "rootExecutionId"),
+        t.step(SQL_EXECUTION_UI_DATA, "executionId"),
+        t.step(SQL_EXECUTION_UI_DATA, "rootExecutionId"),
         key_field(t),
-        t.mk_string(t.chain((_UI_DATA, "jobs"), (t.line.collection_class("map"), "keys"))),
+        t.mk_string(t.chain((SQL_EXECUTION_UI_DATA, "jobs"), (t.line.collection_class("map"), "keys"))),
     ]
 
 

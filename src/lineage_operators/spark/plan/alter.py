@@ -13,9 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from lineage_operators.spark.facts import SESSION_CATALOG
-from lineage_operators.spark.jvm.text import SEP3
-from lineage_operators.spark.jvm.tools import JvmTools
-from lineage_operators.spark.plan.classes import (
+from lineage_operators.spark.jvm.spark_classes import (
     CATALOG_PLUGIN,
     CMD,
     IDENTIFIER,
@@ -23,6 +21,8 @@ from lineage_operators.spark.plan.classes import (
     RESOLVED_TABLE,
     TABLE_ID,
 )
+from lineage_operators.spark.jvm.text import SEP3
+from lineage_operators.spark.jvm.tools import JvmTools
 
 #: v2 ALTER TABLE plans (AddColumns, ReplaceColumns, AlterColumns, SetTableProperties...).
 V2_ALTER = f"{LOGICAL}.AlterTableCommand"

@@ -28,9 +28,9 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.jvm import classes as jvm_classes
+from lineage_operators.spark.jvm.spark_classes import INNER_QUERY, INSERT_HADOOP, INSERT_HIVE, SAVE_INTO
 from lineage_operators.spark.jvm.text import NONE, PART, SEP, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
-from lineage_operators.spark.plan.classes import INNER_QUERY, INSERT_HADOOP, INSERT_HIVE, SAVE_INTO
 
 log = get_logger(__name__)
 

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from lineage_operators.spark.jvm import spark_classes as c
 from lineage_operators.spark.jvm.tools import JvmTools
-from lineage_operators.spark.plan import classes as c
 from lineage_operators.spark.plan import commands as h
 from lineage_operators.spark.plan.alter import V1_ALTERS, V2_ALTERS
 from lineage_operators.spark.plan.leaves import catalog_table_record, plan_schema

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import DELTA_PROVIDER, SESSION_CATALOG, RelationFacts, TableRef
-from lineage_operators.spark.plan import classes as c
+from lineage_operators.spark.jvm import spark_classes as c
 from lineage_operators.spark.plan import kafka
 from lineage_operators.spark.plan.records import is_true, parse_catalog_table, uri_to_path
 from lineage_operators.spark.tables import delta

@@ -25,6 +25,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import RelationFacts
+from lineage_operators.spark.jvm.spark_classes import CI_MAP
 from lineage_operators.spark.jvm.text import NONE, SEP3
 from lineage_operators.spark.plan.records import field_at, sub_fields
 
@@ -39,7 +40,6 @@ _V2 = "org.apache.spark.sql.execution.datasources.v2"
 STREAM_RELATIONS = (f"{_V2}.StreamingDataSourceV2ScanRelation", f"{_V2}.StreamingDataSourceV2Relation")
 _OFFSET = "org.apache.spark.sql.connector.read.streaming.Offset"
 _FIELD_UTILS = "org.apache.commons.lang3.reflect.FieldUtils"
-_CI_MAP = "org.apache.spark.sql.catalyst.util.CaseInsensitiveMap"
 #: The options of a batch read that name its servers and topics, in the record's order.
 _BATCH_OPTIONS = ("kafka.bootstrap.servers", "subscribe", "topic", "assign")
 _BATCH, _STREAM = "batch", "stream"
@@ -61,7 +61,7 @@ def leaf_field(t: Any) -> Any:
         options = _private(t, "sourceOptions")
 
         def option(key: str) -> Any:
-            return t.opt(t.chain(options, (_CI_MAP, "get", ("java.lang.String", key))))
+            return t.opt(t.chain(options, (CI_MAP, "get", ("java.lang.String", key))))
 
         batch = t.record([t.constant(_BATCH), *(option(key) for key in _BATCH_OPTIONS)], SEP3)
         relation = ("org.apache.spark.sql.execution.datasources.LogicalRelation", "relation")

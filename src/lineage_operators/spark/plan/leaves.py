@@ -18,10 +18,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import RelationFacts
-from lineage_operators.spark.jvm.text import CTSEP, RSEP, SEP3, split_list, split_records
-from lineage_operators.spark.jvm.tools import JvmTools
-from lineage_operators.spark.plan import kafka
-from lineage_operators.spark.plan.classes import (
+from lineage_operators.spark.jvm.spark_classes import (
     CATALOG_PLUGIN,
     CATALOG_TABLE,
     CI_MAP,
@@ -44,6 +41,9 @@ from lineage_operators.spark.plan.classes import (
     TREE_NODE,
     V1_TABLE,
 )
+from lineage_operators.spark.jvm.text import CTSEP, RSEP, SEP3, split_list, split_records
+from lineage_operators.spark.jvm.tools import JvmTools
+from lineage_operators.spark.plan import kafka
 from lineage_operators.spark.plan.columns.compact import expr_ids_field, parse_expr_ids
 from lineage_operators.spark.plan.records import directories, field_at, parse_catalog_table, sub_fields
 from lineage_operators.spark.plan.v2_tables import v2_relation_facts

@@ -19,9 +19,9 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import SESSION_CATALOG, RelationFacts, TableRef
+from lineage_operators.spark.jvm import spark_classes as c
 from lineage_operators.spark.jvm.text import CTSEP, NONE, SEP3
 from lineage_operators.spark.jvm.tools import JvmTools
-from lineage_operators.spark.plan import classes as c
 from lineage_operators.spark.plan.alter import build_alter_fn
 from lineage_operators.spark.plan.command_table import BY_CLASS, COMMANDS, FieldReaders
 from lineage_operators.spark.plan.commands import Call

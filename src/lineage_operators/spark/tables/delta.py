@@ -27,6 +27,7 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import DELTA_PROVIDER as PROVIDER
+from lineage_operators.spark.jvm.spark_classes import DSV2_REL, HFR, LR, RESOLVED_TABLE
 from lineage_operators.spark.jvm.text import NONE
 from lineage_operators.spark.tables.delta_metrics import commit_info, commit_statistics
 
@@ -59,10 +60,6 @@ MAINTENANCE_COMMANDS = {
     f"{_DELTA}.commands.OptimizeTableCommand": None,
     f"{_DELTA}.commands.RestoreTableCommand": "OVERWRITE",
 }
-_RESOLVED_TABLE = "org.apache.spark.sql.catalyst.analysis.ResolvedTable"
-_V2_RELATION = "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
-_LR = "org.apache.spark.sql.execution.datasources.LogicalRelation"
-_HFR = "org.apache.spark.sql.execution.datasources.HadoopFsRelation"
 
 
 def read_version_field(t: Any) -> Any:
@@ -73,14 +70,14 @@ def read_version_field(t: Any) -> Any:
     if not t.has_class(TAHOE_LOG_INDEX):
         return t.constant(NONE)
     version = t.chain((TAHOE_LOG_INDEX, "snapshotAtAnalysis"), (SNAPSHOT_DESCRIPTOR, "version"))
-    index = t.chain((_HFR, "location"), t.when(TAHOE_LOG_INDEX, version))
+    index = t.chain((HFR, "location"), t.when(TAHOE_LOG_INDEX, version))
     change_feed = t.constant(NONE)
     if t.has_class(CDF_RELATION):  # a Change Data Feed read: the version it starts from
         try:
             change_feed = t.when(CDF_RELATION, t.opt(t.step(CDF_RELATION, "startingVersion")))
         except Exception as exc:  # a Delta build without the field: the leaf is read without it
             log.debug("lineage capture: no Change Data Feed version: %s", describe(exc))
-    return t.when(_LR, t.chain((_LR, "relation"), t.when(_HFR, index, change_feed)))
+    return t.when(LR, t.chain((LR, "relation"), t.when(HFR, index, change_feed)))
 
 
 def cdf_location_field(t: Any, otherwise: Any) -> Any:
@@ -185,7 +182,7 @@ def maintained_table(command: Any, cls: str) -> list[Any]:
     try:
         node = command.sourceTable() if cls.endswith("RestoreTableCommand") else command.child()
         name = str(node.getClass().getName())
-        if name in (_RESOLVED_TABLE, _V2_RELATION):
+        if name in (RESOLVED_TABLE, DSV2_REL):
             node, name = node.table(), str(node.table().getClass().getName())
         if not name.startswith(DELTA_TABLE_V2):
             return []

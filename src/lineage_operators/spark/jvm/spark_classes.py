@@ -1,5 +1,6 @@
-"""Names of the Spark classes plan reading dispatches on (the same on every supported Spark line;
-what differs per line is in :mod:`lineage_operators.spark.jvm.spark_line`)."""
+"""Names of the Spark classes the classic readers dispatch on (plan reading, table formats, statistics,
+attribution), each defined once; the same on every supported Spark line (what differs per line is in
+:mod:`lineage_operators.spark.jvm.spark_line`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ OPTION = "scala.Option"
 REGISTER = "org.apache.spark.sql.sources.DataSourceRegister"
 RESOLVED_ID = "org.apache.spark.sql.catalyst.analysis.ResolvedIdentifier"
 RESOLVED_TABLE = "org.apache.spark.sql.catalyst.analysis.ResolvedTable"
+#: A SQL execution's entry in Spark's SQL status store.
+SQL_EXECUTION_UI_DATA = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
 
 INSERT_HADOOP = f"{DS}.InsertIntoHadoopFsRelationCommand"
 CTAS_DS = f"{CMD}.CreateDataSourceTableAsSelectCommand"
