@@ -158,8 +158,16 @@ class PlanReader(CommandOutputs):
         if cls and _needs_plan(cls):
             plan = qe.analyzed()
         if cls:
+            values = self._root.values(cls, cmd)
             call = Call(
-                cls, self._root.values(cls, cmd), plan, qe, succeeded, facts.inputs, got.metrics_text, True
+                cls,
+                values,
+                plan,
+                qe,
+                succeeded,
+                facts.inputs,
+                metrics_text=got.metrics_text,
+                metrics_fetched=True,
             )
             facts.outputs = self._outputs_of(call)
         if got.has_logical_rdd:
