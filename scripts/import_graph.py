@@ -7,8 +7,10 @@ runs without importing the package (and so without pyspark).
 How imports are counted:
 
 * **eager**: an import statement executed when the module is imported (module level, including inside
-  module-level ``try``/``if``), except under ``if TYPE_CHECKING:`` (never executed).
+  module-level ``try``/``if``), except under ``if TYPE_CHECKING:``.
 * **lazy**: an import inside a function or method body (runs on first call).
+* **typing**: an import under ``if TYPE_CHECKING:`` (never executed, but a dependency all the same: a
+  circle closed through one is still a circle, issue 53).
 * ``from pkg import name`` is an edge to ``pkg.name`` when that is a module of the package, else to ``pkg``.
   The implicit import of a module's parent packages is not an edge (a package's ``__init__`` is its face).
 
@@ -17,10 +19,11 @@ Figures:
 * **floors**: the number of modules on the longest chain of imports inside the package (a module importing
   nothing of the package is floor 1). Reported for eager edges, and for eager + lazy edges; the circle-free
   condensation is used so a circle counts as one floor.
-* **circles**: strongly connected components of more than one module, over eager + lazy edges.
+* **circles**: strongly connected components of more than one module, over eager + lazy + typing edges.
 * **arrows back up**: at every folder, its direct children (sub-folders and modules) are units; each import
-  is an edge between the units holding its two ends. Units that import each other (a circle between units)
-  mean one direction points back up: the direction with fewer imports is reported as the arrows up.
+  (of any kind) is an edge between the units holding its two ends. Units that import each other (a circle
+  between units) mean one direction points back up: the direction with fewer imports is reported as the
+  arrows up.
 
 Usage: ``python scripts/import_graph.py [src/lineage_operators] [--json]``.
 """
@@ -41,14 +44,20 @@ DEFAULT_PACKAGE = ROOT / "src" / "lineage_operators"
 
 @dataclass
 class Graph:
-    """Modules of one package and their eager and lazy import edges (module name -> imported names)."""
+    """Modules of one package and their eager, lazy and typing import edges (module -> imported modules)."""
 
     package: str
     files: dict[str, Path] = field(default_factory=dict)
     eager: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     lazy: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    typing: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
 
     def all_edges(self) -> dict[str, set[str]]:
+        run = self.run_edges()
+        return {m: run[m] | self.typing.get(m, set()) for m in self.files}
+
+    def run_edges(self) -> dict[str, set[str]]:
+        """The imports that run (eager and lazy), for the floors."""
         return {m: self.eager.get(m, set()) | self.lazy.get(m, set()) for m in self.files}
 
 
@@ -65,17 +74,19 @@ def is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def imports(tree: ast.AST, lazy: bool = False) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
-    """Yield each import statement with whether it is lazy (inside a function), skipping TYPE_CHECKING."""
+def imports(tree: ast.AST, kind: str = "eager") -> Iterator[tuple[ast.Import | ast.ImportFrom, str]]:
+    """Yield each import statement with its kind: eager, lazy (inside a function) or typing (under
+    ``if TYPE_CHECKING:``)."""
     for node in ast.iter_child_nodes(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node, lazy
+            yield node, kind
         elif isinstance(node, ast.If) and is_type_checking(node.test):
-            yield from imports(ast.Module(body=node.orelse, type_ignores=[]), lazy)
+            yield from imports(ast.Module(body=node.body, type_ignores=[]), "typing")
+            yield from imports(ast.Module(body=node.orelse, type_ignores=[]), kind)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            yield from imports(node, True)
+            yield from imports(node, "typing" if kind == "typing" else "lazy")
         else:
-            yield from imports(node, lazy)
+            yield from imports(node, kind)
 
 
 def targets(
@@ -103,15 +114,18 @@ def build(package_dir: Path = DEFAULT_PACKAGE) -> Graph:
     known = set(graph.files)
     for module, path in graph.files.items():
         tree = ast.parse(path.read_text(), str(path))
-        for node, lazy in imports(tree):
+        edges = {"eager": graph.eager, "lazy": graph.lazy, "typing": graph.typing}
+        for node, kind in imports(tree):
             for name in targets(node, module, path.name == "__init__.py", known):
                 target = name
                 while target not in known and "." in target:
                     target = target.rsplit(".", 1)[0]
                 if target in known and target != module:
-                    (graph.lazy if lazy else graph.eager)[module].add(target)
+                    edges[kind][module].add(target)
     for module in list(graph.lazy):
         graph.lazy[module] -= graph.eager.get(module, set())
+    for module in list(graph.typing):
+        graph.typing[module] -= graph.eager.get(module, set()) | graph.lazy.get(module, set())
     return graph
 
 
@@ -233,7 +247,7 @@ def report(graph: Graph) -> dict[str, object]:
         "folders": len(per_folder),
         "modules_per_folder": per_folder,
         "floors_eager": floors(graph, {m: graph.eager.get(m, set()) for m in graph.files}),
-        "floors_eager_and_lazy": floors(graph, graph.all_edges()),
+        "floors_eager_and_lazy": floors(graph, graph.run_edges()),
         "circles": circles(graph),
         "arrows_up": [list(edge) for edge in arrows_up(graph)],
         "over_400_lines": {m: lines(p) for m, p in sorted(graph.files.items()) if lines(p) > 400},

@@ -11,6 +11,8 @@ from lineage_operators._logging import get_logger
 
 log = get_logger(__name__)
 
+#: The section of Airflow's configuration this package reads (``[lineage_operators]``).
+CONFIG_SECTION = "lineage_operators"
 #: Seconds: draining Spark's listener bus and reading what it delivered (classic sessions),
 #: waiting for the server lookups still pending (Spark Connect).
 DEFAULT_CAPTURE_TIMEOUT = 5.0
@@ -22,7 +24,7 @@ def capture_timeout() -> float:
     try:
         from airflow.configuration import conf
 
-        value = float(conf.getfloat("lineage_operators", "capture_timeout", fallback=DEFAULT_CAPTURE_TIMEOUT))
+        value = float(conf.getfloat(CONFIG_SECTION, "capture_timeout", fallback=DEFAULT_CAPTURE_TIMEOUT))
     except Exception as error:
         log.warning(
             "[lineage_operators] capture_timeout is not a number, using %ss: %s",
@@ -33,4 +35,4 @@ def capture_timeout() -> float:
     return max(value, 0.0)
 
 
-__all__ = ["DEFAULT_CAPTURE_TIMEOUT", "capture_timeout"]
+__all__ = ["CONFIG_SECTION", "DEFAULT_CAPTURE_TIMEOUT", "capture_timeout"]

@@ -265,10 +265,6 @@ def input_statistics_facet(
     )
 
 
-#: Default bound of the locations a ``subset`` facet lists (the rest are only counted).
-DEFAULT_SUBSET_MAX_LOCATIONS = 100
-
-
 @attr.define
 class BoundedLocationSubsetCondition(base_subset_dataset.LocationSubsetCondition):
     """A ``location`` subset condition whose list was cut: ``omittedLocations`` says how many are left out."""
@@ -280,7 +276,7 @@ def subset_facet(
     locations: Sequence[str],
     *,
     output: bool,
-    limit: int = DEFAULT_SUBSET_MAX_LOCATIONS,
+    limit: int,
     omitted: int = 0,
 ) -> (
     base_subset_dataset.InputSubsetInputDatasetFacet
@@ -289,7 +285,8 @@ def subset_facet(
 ):
     """The ``subset`` facet of a dataset whose name was trimmed: the untrimmed locations, as
     openlineage-java's ``DatasetReducer`` keeps them; at most ``limit`` of them (the first ones),
-    plus ``omitted`` already left out by the caller."""
+    plus ``omitted`` already left out by the caller. The session sets ``limit``
+    (``spark.lineage_operators.subset.maxLocations``: :mod:`lineage_operators.spark.session_facts`)."""
     if not locations:
         return None
     limit = max(limit, 1)
@@ -364,7 +361,6 @@ def sql_job_facet(statements: Sequence[str]) -> sql_job.SQLJobFacet | None:
 
 
 __all__ = [
-    "DEFAULT_SUBSET_MAX_LOCATIONS",
     "LINEAGE_OPERATORS_SCHEMA_URL",
     "SPARK_APPLICATION_DETAILS_SCHEMA_URL",
     "BoundedLocationSubsetCondition",

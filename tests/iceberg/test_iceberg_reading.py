@@ -7,9 +7,9 @@ from typing import Any
 
 from iceberg_helpers import latest, snapshots
 
+from lineage_operators.spark.facts import CatalogFacts
 from lineage_operators.spark.jvm.tools import tools_for
 from lineage_operators.spark.tables import iceberg
-from lineage_operators.spark.tables.iceberg_catalogs import CatalogFacts
 
 
 def _snapshot_of(spark: Any, relation: Any) -> str | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_helpers import PATIENT, local, names, run_captured
+from spark_helpers import PATIENT, get, local, names, run_captured
 
 from lineage_operators.spark.connect.capture import SparkConnectLineageCapture
 from lineage_operators.spark.connect.interceptor import PlanListener, attach, detach
@@ -217,6 +217,26 @@ def test_the_mixins_recorder_captures_a_connect_session(
     assert names(recorder.outputs) == {local(out)}
     assert recorder.outputs[0].facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
     assert recorder.run_facets["spark_processingEngine"].version == connect_spark.version
+
+
+def test_the_subset_bound_set_on_a_connect_session_holds(connect_spark: Any, tmp_path: Path) -> None:
+    """``spark.lineage_operators.subset.maxLocations`` set on the session bounds a ``subset`` facet over
+    Connect too (the session facts come from the one config request, spark/session_facts.py), and the run
+    facets are a classic session's: the engine, this package, the application."""
+    events = tmp_path / "many"
+    days = [events / f"dt=2026-01-{day:02d}" for day in range(1, 6)]
+    for day in days:
+        connect_spark.range(1).write.parquet(str(day))
+    connect_spark.conf.set("spark.lineage_operators.subset.maxLocations", "2")
+    try:
+        result = captured(connect_spark, lambda: [connect_spark.read.parquet(str(d)).collect() for d in days])
+    finally:
+        connect_spark.conf.unset("spark.lineage_operators.subset.maxLocations")
+    read = get(result.inputs, events).input_facets["subset"].inputCondition
+    assert (read.locations, read.omittedLocations) == ([str(d) for d in days[:2]], 3)
+    facets = {"spark_processingEngine", "spark_applicationDetails", "lineageOperators"}
+    assert set(result.run_facets) == facets
+    assert result.run_facets["spark_applicationDetails"].appName == "lineage-tests"
 
 
 def test_a_lookup_that_fails_as_expected_logs_nothing(

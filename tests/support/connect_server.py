@@ -123,14 +123,19 @@ class ConnectServer:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def connect_server() -> Iterator[ConnectServer]:
-    """A Spark Connect server shared by the whole test run, stopped at its end."""
+def skip_without_connect() -> None:
+    """Skip the test when this pyspark cannot run a Connect server or client."""
     if not any((_pyspark_home() / "jars").glob("spark-connect_*.jar")):
         pytest.skip("this pyspark's jars have no Spark Connect server (pyspark 3.5): Connect is 4.x only")
     pytest.importorskip(
         "pyspark.sql.connect.client", reason="the `connect` extra is not installed", exc_type=ImportError
     )
+
+
+@pytest.fixture(scope="session")
+def connect_server() -> Iterator[ConnectServer]:
+    """A Spark Connect server shared by the whole test run, stopped at its end."""
+    skip_without_connect()
     server = ConnectServer().start()
     try:
         yield server

@@ -11,7 +11,8 @@ import pytest
 from lineage_operators import facets
 from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
 from lineage_operators.spark.listen.listener import QueryListener
-from lineage_operators.spark.resolve import NamingContext, resolve
+from lineage_operators.spark.resolve import resolve
+from lineage_operators.spark.session_facts import NamingContext
 
 SCHEMA = json.dumps(
     {"type": "struct", "fields": [{"name": "id", "type": "long", "nullable": True, "metadata": {}}]}

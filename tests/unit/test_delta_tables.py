@@ -1,46 +1,13 @@
-"""The pure parts of Delta support (spark/tables/delta.py): its log is never an input, the version
-read or written, the schema taken from Delta's log when the catalog has none."""
+"""The pure parts of Delta support (spark/tables/delta.py): the version read or written, the schema taken
+from Delta's log when the catalog has none (its log is never an input: tests/unit/test_passes.py)."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 from typing import Any
 
-import pytest
-
-from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
+from lineage_operators.spark.facts import RelationFacts
 from lineage_operators.spark.tables import delta
-
-
-@pytest.mark.parametrize(
-    ("location", "inside"),
-    [
-        ("file:/lake/t/_delta_log", True),
-        ("file:/lake/t/_delta_log/", True),
-        ("s3a://b/t/_delta_log/00000000000000000001.json", True),
-        ("_delta_log", True),
-        ("file:/lake/t", False),
-        ("file:/lake/my_delta_log", False),
-        ("file:/lake/_delta_logs/x", False),
-        (None, False),
-    ],
-)
-def test_what_is_inside_a_delta_log(location: str | None, inside: bool) -> None:
-    assert delta.is_log_read(location) is inside
-
-
-def test_log_reads_leave_the_executions_and_nothing_else_does() -> None:
-    state = ExecutionFacts("collect", True, inputs=[RelationFacts(location="file:/t/_delta_log")])
-    read = ExecutionFacts(
-        "command",
-        True,
-        inputs=[RelationFacts(location="file:/t"), RelationFacts(location="file:/t/_delta_log/0.json")],
-        outputs=[RelationFacts(location="file:/out")],
-    )
-    delta.drop_log_reads([state, read])
-    assert state.inputs == []
-    assert [r.location for r in read.inputs] == ["file:/t"]
-    assert [r.location for r in read.outputs] == ["file:/out"]
 
 
 def test_a_delta_read_gets_its_provider_and_version() -> None:

@@ -17,10 +17,10 @@ pytest.importorskip("airflow.providers.openlineage")
 
 from benchmarks.event import complete_event_json
 
-from lineage_operators.facets import DEFAULT_SUBSET_MAX_LOCATIONS
 from lineage_operators.mixin import _to_openlineage
 from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
-from lineage_operators.spark.resolve import NamingContext, resolve
+from lineage_operators.spark.resolve import resolve
+from lineage_operators.spark.session_facts import DEFAULT_SUBSET_LIMIT, NamingContext
 
 SCHEMA = json.dumps(
     {
@@ -60,7 +60,7 @@ def _event_bytes(locations: list[str]) -> int:
 def test_event_grows_by_the_bounded_subset_list_only() -> None:
     whole = _event_bytes([f"file:{TABLE}"])  # the table itself: no subset facet
     thousand, hundred_thousand = _event_bytes(_partitions(1_000)), _event_bytes(_partitions(100_000))
-    kept = [p.removeprefix("file:") for p in _partitions(DEFAULT_SUBSET_MAX_LOCATIONS)]
+    kept = [p.removeprefix("file:") for p in _partitions(DEFAULT_SUBSET_LIMIT)]
     bounded_list = len(json.dumps(kept))
     facet_envelope = 512  # _producer, _schemaURL, type, omittedLocations
     assert bounded_list < hundred_thousand - whole <= bounded_list + facet_envelope

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from openlineage.client.serde import Serde
 
-from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
-from lineage_operators.spark.resolve import NamingContext, resolve
+from lineage_operators.spark.facts import CatalogFacts, ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.resolve import resolve
+from lineage_operators.spark.session_facts import NamingContext
+from lineage_operators.spark.table_facets import catalog_facet
 from lineage_operators.spark.tables.iceberg_catalogs import (
-    CatalogFacts,
     IcebergCatalog,
-    catalog_facet,
     catalog_facts,
     glue_arn,
     handler,

@@ -6,7 +6,8 @@ import pytest
 
 from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
 from lineage_operators.spark.jvm.text import CTSEP, NONE, SEP
-from lineage_operators.spark.resolve import NamingContext, resolve
+from lineage_operators.spark.resolve import resolve
+from lineage_operators.spark.session_facts import NamingContext
 from lineage_operators.spark.tables.iceberg import (
     TableFacts,
     current_snapshot,

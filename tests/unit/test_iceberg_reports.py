@@ -6,15 +6,15 @@ from __future__ import annotations
 from openlineage.client.serde import Serde
 
 from lineage_operators.model import LineageDataset
-from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
+from lineage_operators.spark.facts import CommitReport, ExecutionFacts, RelationFacts
 from lineage_operators.spark.jvm.text import CTSEP, NONE, SEP2
-from lineage_operators.spark.resolve import NamingContext, resolve
+from lineage_operators.spark.resolve import resolve
+from lineage_operators.spark.session_facts import NamingContext
 from lineage_operators.spark.tables.iceberg import written_commit
 from lineage_operators.spark.tables.iceberg_reports import (
     COUNTERS,
     ENVIRONMENT,
     SUMMARY_KEYS,
-    CommitReport,
     parse_commit,
 )
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from openlineage.client.serde import Serde
 
-from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
+from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, ScanReport
 from lineage_operators.spark.jvm.text import NONE, RSEP, SEP, SEP2, SEP3
-from lineage_operators.spark.resolve import NamingContext, resolve
-from lineage_operators.spark.tables.iceberg_reports import SCAN_METRICS, ScanReport, parse_scan
+from lineage_operators.spark.resolve import resolve
+from lineage_operators.spark.session_facts import NamingContext
+from lineage_operators.spark.tables.iceberg_reports import SCAN_METRICS, parse_scan
 from lineage_operators.spark.tables.iceberg_scans import ScanFacts, attach_scans, parse_scans
 
 SCHEMA_URL = "https://openlineage.io/spec/facets/1-0-0/IcebergScanReportInputDatasetFacet.json"

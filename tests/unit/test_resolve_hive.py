@@ -7,7 +7,8 @@ import pytest
 pytest.importorskip("openlineage.client")
 
 from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
-from lineage_operators.spark.resolve import NamingContext, resolve
+from lineage_operators.spark.resolve import resolve
+from lineage_operators.spark.session_facts import NamingContext
 
 
 def _written(ctx: NamingContext, catalog: str | None = None) -> dict:

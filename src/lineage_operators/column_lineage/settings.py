@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from lineage_operators._logging import get_logger
+from lineage_operators.capture_settings import CONFIG_SECTION
 
 log = get_logger(__name__)
 
-CONFIG_SECTION = "lineage_operators"
 #: Dataset-wide dependencies (filters, join keys...) go to the facet's ``dataset`` list
 #: (openlineage-spark's default since 1.37) ...
 DATASET = "dataset"

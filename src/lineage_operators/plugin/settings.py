@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from lineage_operators.capture_settings import CONFIG_SECTION
+
 #: ``task_type`` of the usual PySpark carriers: ``PythonOperator``, ``@task``, ``@task.pyspark``,
 #: and the Spark provider's ``PySparkOperator``.
 DEFAULT_OPERATORS = frozenset(
@@ -33,7 +35,7 @@ def operators_to_capture(extractors: str | None, capture_operators: str | None) 
 def configured_operators() -> frozenset[str]:
     """Read per task (configuration can differ between task processes); costs two config look-ups."""
     return operators_to_capture(
-        _read("openlineage", "extractors"), _read("lineage_operators", "capture_operators")
+        _read("openlineage", "extractors"), _read(CONFIG_SECTION, "capture_operators")
     )
 
 

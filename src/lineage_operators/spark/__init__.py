@@ -7,13 +7,16 @@ The data flow, one folder per step, classic Spark and Spark Connect side by side
       -> plan/        one execution's analyzed plan read into facts: a table of commands, one of
                       leaves, catalog lookups; columns/ writes the query's plan for column lineage
          rdd/         RDD-only jobs;  tables/  table formats (Iceberg), the tables a capture saw
-      -> facts.py     the contract: ExecutionFacts of RelationFacts, and the task's CaptureResult
-      -> resolve.py   facts -> named datasets and facets
+      -> facts.py     the contract: ExecutionFacts of RelationFacts, and the task's CaptureResult;
+         session_facts.py  what both captures read of their session (naming, run facets), one function;
+         passes.py    facts -> facts over the task; table_facets.py  table formats' facets
+      -> resolve.py   facts -> named datasets and facets (imports of spark/ only the contract)
     attribution/  which task an execution belongs to (thread ownership, job tags, time windows)
     capture/      the task's capture life cycle (classic), the chooser, automatic capture
     connect/      the Spark Connect capture: plans read on the client; columns/ translates them
-                  (imports facts, resolve and attribution, never a classic step)
-    jvm/          the py4j bridge every classic step uses (functions built or compiled in the JVM)
+                  (imports the contract, resolve and attribution, never a classic step)
+    jvm/          the py4j bridge every classic step uses (functions built or compiled in the JVM, the
+                  names of the Spark classes they dispatch on)
 
 Names are exported lazily: importing this package imports neither pyspark nor py4j.
 """

@@ -17,6 +17,8 @@ from lineage_operators.model import LineageDataset
 # The provider sets ``processing_engine`` (Airflow) on every task event after our facets, so the
 # Spark engine that ran the task is reported under its own key, with the same standard facet.
 SPARK_ENGINE_FACET = "spark_processingEngine"
+#: The name of Spark's session catalog (``TableRef.catalog`` None stands for it).
+SESSION_CATALOG = "spark_catalog"
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,50 @@ class TableRef:
     database: str | None
     table: str
     catalog: str | None = None
+
+
+#: ``RelationFacts.provider`` of a Delta table.
+DELTA_PROVIDER = "delta"
+#: ``ExecutionFacts.func_name`` of a job of RDDs only (:mod:`~lineage_operators.spark.rdd.jobs`).
+RDD_JOB = "rddJob"
+
+
+@dataclass(frozen=True)
+class CatalogFacts:
+    """The ``catalog`` facet's values of a table, plain strings (an Iceberg catalog's:
+    :mod:`~lineage_operators.spark.tables.iceberg_catalogs`; Delta's session catalog); built into the facet
+    when datasets resolve (:mod:`~lineage_operators.spark.table_facets`)."""
+
+    name: str
+    type: str
+    warehouse_uri: str | None = None
+    metadata_uri: str | None = None
+    properties: tuple[tuple[str, str], ...] = ()
+    framework: str = "iceberg"
+
+
+@dataclass(frozen=True)
+class CommitReport:
+    """The values of one ``icebergCommitReport`` facet: what Iceberg reported for the commit that made a
+    snapshot (read from the snapshot: :mod:`~lineage_operators.spark.tables.iceberg_reports`)."""
+
+    snapshot_id: int
+    sequence_number: int | None = None
+    operation: str | None = None
+    metrics: tuple[tuple[str, int], ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ScanReport:
+    """The values of one ``icebergScanReport`` facet: what Iceberg reported for the scan that read an input
+    (:mod:`~lineage_operators.spark.tables.iceberg_scans`)."""
+
+    snapshot_id: int
+    filter_description: str = ""
+    projected_field_names: tuple[str, ...] = ()
+    metrics: tuple[tuple[str, int], ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -50,13 +96,14 @@ class RelationFacts:
     expr_ids: tuple[int, ...] = ()  # the leaf's output attributes, to join column lineage
     version: str | None = None  # datasetVersion (an Iceberg snapshot id: spark/tables/iceberg.py)
     symlink: tuple[str, str] | None = None  # TABLE symlink named by the table's catalog (Iceberg)
-    catalog_facts: Any = None  # the table's catalog facet values (Iceberg: spark/tables/iceberg_catalogs.py)
+    catalog_facts: CatalogFacts | None = None  # the table's catalog facet values (Iceberg)
     #: rows, bytes, files the table's current snapshot added (Iceberg): its statistics as an output
     written: tuple[int | None, int | None, int | None] | None = None
     written_version: str | None = None  # the table's current snapshot: the version it has as an output
-    written_commit: Any = None  # that snapshot's commit report (Iceberg: spark/tables/iceberg_reports.py)
-    commit_report: Any = None  # an output's commit report: ``written_commit`` of the table it wrote
-    scan_report: Any = None  # an Iceberg input's scan report (spark/tables/iceberg_scans.py)
+    written_commit: CommitReport | None = None  # that snapshot's commit report (Iceberg)
+    #: an output's commit report: ``written_commit`` of the table it wrote
+    commit_report: CommitReport | None = None
+    scan_report: ScanReport | None = None  # an Iceberg input's scan report
     #: the values of the writing execution's observations (``Dataset.observe``), by observation name
     observed: dict[str, dict[str, Any]] | None = None
 
@@ -94,4 +141,16 @@ class CaptureResult:
     complete: bool = True
 
 
-__all__ = ["SPARK_ENGINE_FACET", "CaptureResult", "ExecutionFacts", "RelationFacts", "TableRef"]
+__all__ = [
+    "DELTA_PROVIDER",
+    "RDD_JOB",
+    "SESSION_CATALOG",
+    "SPARK_ENGINE_FACET",
+    "CaptureResult",
+    "CatalogFacts",
+    "CommitReport",
+    "ExecutionFacts",
+    "RelationFacts",
+    "ScanReport",
+    "TableRef",
+]

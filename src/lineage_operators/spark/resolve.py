@@ -20,24 +20,21 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.column_lineage.settings import ColumnLineageSettings
 from lineage_operators.model import DatasetName, LineageDataset
-from lineage_operators.spark.facts import CaptureResult, ExecutionFacts, RelationFacts
+from lineage_operators.spark.facts import (
+    SESSION_CATALOG,
+    CaptureResult,
+    CatalogFacts,
+    CommitReport,
+    ExecutionFacts,
+    RelationFacts,
+    ScanReport,
+)
+from lineage_operators.spark.passes import prepare
+from lineage_operators.spark.session_facts import NamingContext, SessionFacts
 
 log = get_logger(__name__)
-
-_SESSION_CATALOG = "spark_catalog"
-
-
-@dataclass(frozen=True)
-class NamingContext:
-    """What naming needs from the session: the warehouse and (Hive only) the metastore URIs."""
-
-    warehouse: str | None = None
-    metastore_uris: str | None = None
-    subset_limit: int = 100
-    hive: bool = False  # Spark's session catalog is Hive's (spark.sql.catalogImplementation=hive)
-    #: the class set as ``spark_catalog`` (``spark.sql.catalog.spark_catalog``), if any: Delta's or Iceberg's
-    session_catalog: str | None = None
 
 
 @dataclass
@@ -60,9 +57,9 @@ class _Acc:
     subset_seen: set[str] = field(default_factory=set)
     hive_table: bool = False
     version: str | None = None  # datasetVersion, the last one read or written
-    catalog_facts: Any = None  # an Iceberg table's catalog (spark/iceberg_catalogs.CatalogFacts)
-    commit_report: Any = None  # an Iceberg output's commit report (spark/tables/iceberg_reports.py)
-    scan_report: Any = None  # an Iceberg input's scan report (the last scan's)
+    catalog_facts: CatalogFacts | None = None  # an Iceberg table's catalog
+    commit_report: CommitReport | None = None  # an Iceberg output's commit report
+    scan_report: ScanReport | None = None  # an Iceberg input's scan report (the last scan's)
     #: the values of the observations made on it (``Dataset.observe``), by observation name (the last win)
     observed: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -87,7 +84,7 @@ def _symlink(rel: RelationFacts, ctx: NamingContext) -> tuple[str, str, str] | N
     from lineage_operators import naming
 
     table = rel.table
-    if table is None or table.catalog not in (None, _SESSION_CATALOG):
+    if table is None or table.catalog not in (None, SESSION_CATALOG):
         return None
     link = naming.name_table_symlink(
         table.database or "",
@@ -132,7 +129,7 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
             acc.schema_text = rel.schema_text
         if symlink and symlink not in acc.symlinks:
             acc.symlinks.append(symlink)
-        if ctx.hive and rel.table is not None and rel.table.catalog in (None, _SESSION_CATALOG):
+        if ctx.hive and rel.table is not None and rel.table.catalog in (None, SESSION_CATALOG):
             acc.hive_table = True
         acc.provider = rel.provider or acc.provider
         acc.version = rel.version or acc.version
@@ -217,34 +214,33 @@ def _hive_catalog(ctx: NamingContext) -> Any:
 def _catalog(acc: _Acc, ctx: NamingContext) -> Any:
     """An Iceberg catalog's facet (its table in ``spark_catalog`` too), Delta's for a Delta table of
     ``DeltaCatalog`` as ``spark_catalog``, else the Hive catalog's."""
-    from lineage_operators.spark.tables import delta
-    from lineage_operators.spark.tables.iceberg_catalogs import CatalogFacts, catalog_facet
+    from lineage_operators.spark.table_facets import DELTA_CATALOG_FACTS, catalog_facet, in_delta_catalog
 
     if acc.catalog_facts is not None:
         return catalog_facet(acc.catalog_facts)
-    if acc.symlinks and delta.in_delta_catalog(acc.provider, ctx.session_catalog):
-        return catalog_facet(CatalogFacts(_SESSION_CATALOG, delta.PROVIDER, framework=delta.PROVIDER))
+    if acc.symlinks and in_delta_catalog(acc.provider, ctx.session_catalog):
+        return catalog_facet(DELTA_CATALOG_FACTS)
     return _hive_catalog(ctx) if acc.hive_table else None
 
 
-def _commit_report(acc: _Acc, dataset: LineageDataset) -> None:
+def _commit_report(acc: _Acc, report: CommitReport, dataset: LineageDataset) -> None:
     """An Iceberg output's ``icebergCommitReport``, when it is the report of the version written."""
-    from lineage_operators.spark.tables.iceberg_report_facet import FACET_NAME, commit_report_facet
+    from lineage_operators.spark.table_facets import FACET_NAME, commit_report_facet
 
-    if acc.version != str(acc.commit_report.snapshot_id):
+    if acc.version != str(report.snapshot_id):
         return
-    report = _facet(acc, FACET_NAME, lambda: commit_report_facet(acc.commit_report))
-    if report is not None:
-        dataset.output_facets[FACET_NAME] = report
+    facet = _facet(acc, FACET_NAME, lambda: commit_report_facet(report))
+    if facet is not None:
+        dataset.output_facets[FACET_NAME] = facet
 
 
-def _scan_report(acc: _Acc, dataset: LineageDataset) -> None:
+def _scan_report(acc: _Acc, report: ScanReport, dataset: LineageDataset) -> None:
     """An Iceberg input's ``icebergScanReport`` (the report of the scan that read it)."""
-    from lineage_operators.spark.tables.iceberg_report_facet import SCAN_FACET_NAME, scan_report_facet
+    from lineage_operators.spark.table_facets import SCAN_FACET_NAME, scan_report_facet
 
-    report = _facet(acc, SCAN_FACET_NAME, lambda: scan_report_facet(acc.scan_report))
-    if report is not None:
-        dataset.input_facets[SCAN_FACET_NAME] = report
+    facet = _facet(acc, SCAN_FACET_NAME, lambda: scan_report_facet(report))
+    if facet is not None:
+        dataset.input_facets[SCAN_FACET_NAME] = facet
 
 
 def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
@@ -290,7 +286,7 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
             if stats is not None:
                 dataset.output_facets["outputStatistics"] = stats
         if acc.commit_report is not None:
-            _commit_report(acc, dataset)
+            _commit_report(acc, acc.commit_report, dataset)
     elif acc.has_stats:
         totals: tuple[int | None, ...] = (None, None, None)
         for part in acc.parts.values():  # what each distinct location read is, summed
@@ -299,7 +295,7 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
         if read is not None:
             dataset.input_facets["inputStatistics"] = read
     if not output and acc.scan_report is not None:
-        _scan_report(acc, dataset)
+        _scan_report(acc, acc.scan_report, dataset)
     if acc.observed:
         observed = _facet(acc, "dataQualityMetrics", lambda: _observed_metrics(acc, output))
         if observed is not None:  # a dataset facet of an output, an input facet of an input
@@ -346,21 +342,17 @@ def _fold_nested(accs: dict[DatasetName, _Acc]) -> None:
 
 
 def resolve(
-    executions: Iterable[ExecutionFacts], ctx: NamingContext, column_lineage: Any = None
+    executions: Iterable[ExecutionFacts],
+    ctx: NamingContext,
+    column_lineage: ColumnLineageSettings | None = None,
 ) -> tuple[list[LineageDataset], list[LineageDataset], list[str]]:
     """(inputs, outputs, redacted SQL statements) of the given executions, in execution order.
 
     ``column_lineage``: ColumnLineageSettings for the outputs' ``columnLineage`` facets.
     """
     from lineage_operators.column_lineage.datasets import attach_column_lineage
-    from lineage_operators.spark.plan.alter import schema_from_renames
-    from lineage_operators.spark.rdd.helper_reads import name_helper_reads
-    from lineage_operators.spark.tables.delta import drop_log_reads
 
-    executions = list(executions)
-    schema_from_renames(executions)
-    name_helper_reads(executions)
-    drop_log_reads(executions)
+    executions = prepare(list(executions))
     inputs: dict[DatasetName, _Acc] = {}
     outputs: dict[DatasetName, _Acc] = {}
     statements: list[str] = []
@@ -380,18 +372,22 @@ def resolve(
 
 
 def build_result(
-    facts: list[Any], naming: Any, run_facets: dict[str, Any], *, complete: bool, column_lineage: Any = None
+    facts: list[ExecutionFacts],
+    session: SessionFacts,
+    *,
+    complete: bool,
+    column_lineage: ColumnLineageSettings | None = None,
 ) -> CaptureResult:
     """Name and merge execution facts (any capture's) into the task's
-    :class:`~lineage_operators.spark.facts.CaptureResult`."""
+    :class:`~lineage_operators.spark.facts.CaptureResult`, with the session's run facets."""
     from lineage_operators.facets import sql_job_facet
 
-    inputs, outputs, statements = resolve(facts, naming, column_lineage)
+    inputs, outputs, statements = resolve(facts, session.naming, column_lineage)
     sql = sql_job_facet(statements)
     return CaptureResult(
         inputs=inputs,
         outputs=outputs,
-        run_facets=run_facets,
+        run_facets=dict(session.run_facets),
         job_facets={"sql": sql} if sql is not None else {},
         executions=len(facts),
         capture_ms=sum(f.cost_ms for f in facts),

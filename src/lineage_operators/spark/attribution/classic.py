@@ -25,12 +25,12 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.attribution.ownership import TAG_PREFIX, verdict
+from lineage_operators.spark.jvm.spark_classes import SQL_EXECUTION_UI_DATA
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.job_statistics import ExecutionJobs, execution_fields, read_executions
 
 log = get_logger(__name__)
 
-_UI = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
 _APP_STORE = "org.apache.spark.status.AppStatusStore"
 _JOB = "org.apache.spark.status.api.v1.JobData"
 _HOLDER = "java.util.concurrent.atomic.AtomicReference"
@@ -163,7 +163,7 @@ def _fields(t: JvmTools, holder: Any) -> list[Any]:
     ours = t.function(t.step("java.lang.String", "startsWith", ("java.lang.String", TAG_PREFIX)))
     job_tags = t.mk_string(  # only captures' tags: Spark adds two long ones of its own per job
         t.chain(
-            (_UI, "jobs"),
+            (SQL_EXECUTION_UI_DATA, "jobs"),
             (t.line.collection_class("map"), "keys"),
             t.coll.step("flatMap", tags_of_job),
             t.coll.step("filter", ours),

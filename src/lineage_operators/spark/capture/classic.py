@@ -62,6 +62,7 @@ from lineage_operators.spark.capture import classic_setup as setup
 from lineage_operators.spark.facts import CaptureResult
 from lineage_operators.spark.jvm.handles import release
 from lineage_operators.spark.resolve import build_result
+from lineage_operators.spark.session_facts import SessionFacts
 
 log = get_logger(__name__)
 
@@ -94,8 +95,7 @@ class SparkLineageCapture:
         self._tools: Any = None
         self._qe_watermark: int | None = None
         self._exec_watermark: int | None = None
-        self._run_facets: dict[str, Any] = {}
-        self._naming: Any = None
+        self._session = SessionFacts()  # read at start(): naming and run facets
         self._result: CaptureResult | None = None
         self._incomplete = False
         #: the reader was still reading when stop() gave up on it (capture_timeout)
@@ -142,10 +142,10 @@ class SparkLineageCapture:
         self._tools = tools_for(self._gateway)
         self._columns = setup.column_reader(self._tools, self._columns_settings)
         self._reader = PlanReader(self._tools, jss, redact_url, self._columns)
-        self._run_facets = setup.read_run_facets(sc)
-        self._app_id = str(self._run_facets["spark_applicationDetails"].applicationId)
+        app = setup.read_application(sc)
+        self._session = setup.read_session(spark, sc, app)
+        self._app_id = str(app.app_id)
         start_recording(self._tools, sc._jsc, self._app_id)  # lines: the status store's join key
-        self._naming = setup.read_naming(spark, sc)
         if not lst.drain(sc._jsc, START_DRAIN_TIMEOUT):
             log.info("lineage capture: listener bus still busy at start; relying on execution ids")
         self._exec_watermark = setup.last_sql_execution_id(jss)
@@ -180,7 +180,7 @@ class SparkLineageCapture:
             return self._build(complete)
         except Exception as exc:
             log.warning("lineage capture snapshot failed: %s", describe(exc))
-            return CaptureResult(run_facets=dict(self._run_facets), complete=False)
+            return CaptureResult(run_facets=dict(self._session.run_facets), complete=False)
 
     def stop(self) -> CaptureResult:
         """Drain, unregister, release the callback server; return the task's lineage."""
@@ -205,7 +205,7 @@ class SparkLineageCapture:
             self._result = self._build(complete)
         except Exception as exc:
             log.warning("lineage capture failed to build the result: %s", describe(exc))
-            self._result = CaptureResult(run_facets=dict(self._run_facets), complete=False)
+            self._result = CaptureResult(run_facets=dict(self._session.run_facets), complete=False)
         return self._result
 
     def _drain(self) -> bool:
@@ -343,8 +343,6 @@ class SparkLineageCapture:
         return kept, records
 
     def _build(self, complete: bool) -> CaptureResult:
-        from lineage_operators.spark.resolve import NamingContext
-
         with self._lock:
             facts = list(self._facts)
             failures = self._failures
@@ -354,8 +352,7 @@ class SparkLineageCapture:
         self._add_job_statistics(facts, records)
         return build_result(
             facts,
-            self._naming or NamingContext(),
-            dict(self._run_facets),
+            self._session,
             column_lineage=self._columns_settings,
             complete=complete and not failures and not self._incomplete,
         )

@@ -2,9 +2,10 @@
 
 :class:`~lineage_operators.spark.capture.classic.SparkLineageCapture` keeps its life cycle (start, hand
 over, drain, stop); these are the pieces of its ``start()`` that depend on the session only: the
-run facets and naming context read once, the two watermarks attribution compares executions with,
-the column-lineage plan reader, the watcher of RDD-only jobs, and the active session of the
-reader's JVM thread. All but the last run on the task's thread, inside ``start()``.
+session facts read once (naming and run facets: :mod:`~lineage_operators.spark.session_facts` decides
+what the configuration means), the two watermarks attribution compares executions with, the
+column-lineage plan reader, the watcher of RDD-only jobs, and the active session of the reader's JVM
+thread. All but the last run on the task's thread, inside ``start()``.
 """
 
 from __future__ import annotations
@@ -13,15 +14,9 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark.facts import SPARK_ENGINE_FACET
+from lineage_operators.spark.session_facts import SESSION_KEYS, SessionFacts, SparkApplication, session_facts
 
 log = get_logger(__name__)
-
-#: This package's version (``spark_processingEngine.openlineageAdapterVersion`` is the client's).
-LINEAGE_OPERATORS_FACET = "lineageOperators"
-
-#: Spark conf key bounding the locations listed by a ``subset`` facet.
-SUBSET_MAX_LOCATIONS_CONF = "spark.lineage_operators.subset.maxLocations"
 
 #: Spark's counter of ``QueryExecution`` ids (the companion object's, Spark 3.2 to 4.x).
 _QE_COMPANION = "org.apache.spark.sql.execution.QueryExecution$"
@@ -31,51 +26,33 @@ _NEXT_QE_ID = "org$apache$spark$sql$execution$QueryExecution$$nextExecutionId"
 # -- session facts read once ----------------------------------------------------------------------
 
 
-def read_run_facets(sc: Any) -> dict[str, Any]:
-    """The run facets of the Spark application: engine, this package and the application details."""
-    from lineage_operators import facets as f
-
-    conf = _context_conf(sc)
+def read_application(sc: Any) -> SparkApplication:
+    """What the ``SparkContext`` says of its application: version, master, name, id, user, UI address."""
     try:
         user = sc.sparkUser()
     except Exception:
         user = None
-    return {
-        SPARK_ENGINE_FACET: f.processing_engine_facet(str(sc.version)),
-        LINEAGE_OPERATORS_FACET: f.lineage_operators_facet(),
-        "spark_applicationDetails": f.spark_application_details_facet(
-            master=sc.master,
-            appName=sc.appName,
-            applicationId=sc.applicationId,
-            deployMode=conf.get("spark.submit.deployMode", "client"),
-            driverHost=conf.get("spark.driver.host", None),
-            userName=user,
-            uiWebUrl=sc.uiWebUrl,
-        ),
-    }
-
-
-def read_naming(spark: Any, sc: Any) -> Any:
-    """The session's ``NamingContext`` (:mod:`~lineage_operators.spark.resolve`): warehouse, metastore, subset
-    limit."""
-    from lineage_operators.spark.resolve import NamingContext
-
-    conf = _context_conf(sc)
-    warehouse = spark.conf.get("spark.sql.warehouse.dir", None)
-    metastore = None
-    hive = conf.get("spark.sql.catalogImplementation", "in-memory") == "hive"
-    if hive:
-        # as openlineage-spark SparkConfUtils.getMetastoreUri
-        metastore = conf.get("spark.sql.hive.metastore.uris", None) or conf.get(
-            "spark.hadoop.hive.metastore.uris", None
-        )
-    return NamingContext(
-        warehouse=warehouse,
-        metastore_uris=metastore,
-        subset_limit=_subset_limit(spark),
-        hive=hive,
-        session_catalog=conf.get("spark.sql.catalog.spark_catalog", None),
+    return SparkApplication(
+        version=str(sc.version),
+        master=sc.master,
+        app_name=sc.appName,
+        app_id=sc.applicationId,
+        user=user,
+        ui_url=sc.uiWebUrl,
     )
+
+
+def read_session(spark: Any, sc: Any, app: SparkApplication) -> SessionFacts:
+    """The session's :class:`~lineage_operators.spark.session_facts.SessionFacts`: the keys a task sets on its
+    session (:data:`~lineage_operators.spark.session_facts.SESSION_KEYS`) from the session's runtime conf, the
+    others from the context's ``SparkConf``; one py4j call or two per key read."""
+    context = _context_conf(sc)
+
+    def conf(key: str) -> str | None:
+        value = (spark.conf if key in SESSION_KEYS else context).get(key, None)
+        return None if value is None else str(value)
+
+    return session_facts(conf, app)
 
 
 def _context_conf(sc: Any) -> Any:
@@ -83,22 +60,6 @@ def _context_conf(sc: Any) -> Any:
     into a new JVM ``SparkConf`` (about 4 py4j round trips per entry, twice at ``start()``)."""
     conf = getattr(sc, "_conf", None)
     return conf if conf is not None else sc.getConf()
-
-
-def _subset_limit(spark: Any) -> int:
-    from lineage_operators.facets import DEFAULT_SUBSET_MAX_LOCATIONS
-
-    value = spark.conf.get(SUBSET_MAX_LOCATIONS_CONF, None)
-    try:
-        return max(int(value), 1) if value else DEFAULT_SUBSET_MAX_LOCATIONS
-    except ValueError:
-        log.warning(
-            "lineage capture: %s=%r is not a number; using %d",
-            SUBSET_MAX_LOCATIONS_CONF,
-            value,
-            DEFAULT_SUBSET_MAX_LOCATIONS,
-        )
-        return DEFAULT_SUBSET_MAX_LOCATIONS
 
 
 # -- the watermarks of attribution (:mod:`~lineage_operators.spark.attribution.classic`) -------------
@@ -160,13 +121,11 @@ def activate_session(tools: Any, jss: Any) -> None:
 
 
 __all__ = [
-    "LINEAGE_OPERATORS_FACET",
-    "SUBSET_MAX_LOCATIONS_CONF",
     "activate_session",
     "column_reader",
     "last_sql_execution_id",
     "next_query_execution_id",
-    "read_naming",
-    "read_run_facets",
+    "read_application",
+    "read_session",
     "start_rdd_jobs",
 ]

@@ -48,8 +48,9 @@ from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.capture_settings import DEFAULT_CAPTURE_TIMEOUT
 from lineage_operators.spark.connect.interceptor import PlanListener
-from lineage_operators.spark.facts import SPARK_ENGINE_FACET, CaptureResult
+from lineage_operators.spark.facts import CaptureResult
 from lineage_operators.spark.resolve import build_result
+from lineage_operators.spark.session_facts import SessionFacts, SparkApplication, session_facts
 
 log = get_logger(__name__)
 
@@ -138,7 +139,7 @@ class SparkConnectLineageCapture(PlanListener):
         self._abandoned = False  # stop()/snapshot() gave up waiting: resolve nothing more
         self._hold_timed_out = False  # a held statement waited the whole timeout: hold no more
         self._warned_slow = False
-        self._session_facts: tuple[dict[str, str], str | None] | None = None
+        self._session: SessionFacts | None = None  # read once, early (naming and run facets)
         self._result: CaptureResult | None = None
         self._owner: Any = None  # ownership.Owner: marks the task's threads
 
@@ -391,8 +392,9 @@ class SparkConnectLineageCapture(PlanListener):
         output.rows, output.size, output.files = stats
 
     def _read_session(self) -> None:
-        """The session's conf and Spark version (two round trips, once per capture)."""
-        if self._session_facts is not None or self._lookups is None:
+        """The session facts, from the session's conf and Spark version (two round trips, once per
+        capture); a session that cannot be read leaves the defaults and no run facets."""
+        if self._session is not None or self._lookups is None:
             return
         conf: dict[str, str] = {}
         version = None
@@ -403,51 +405,17 @@ class SparkConnectLineageCapture(PlanListener):
             with self._lock:
                 self._failures += 1
             log.warning("lineage capture: cannot read the Spark Connect session's conf: %s", describe(exc))
-        self._session_facts = (conf, version)
+        self._session = session_facts(conf.get, SparkApplication(version))
 
     def _build(self) -> CaptureResult:
-        from lineage_operators.spark.resolve import NamingContext
-
         with self._lock:
             facts = list(self._facts)
-        conf, version = self._session_facts or ({}, None)
-        naming = NamingContext(
-            warehouse=conf.get("spark.sql.warehouse.dir"),
-            metastore_uris=(
-                conf.get("spark.sql.hive.metastore.uris") or conf.get("spark.hadoop.hive.metastore.uris")
-                if conf.get("spark.sql.catalogImplementation") == "hive"
-                else None
-            ),
-            session_catalog=conf.get("spark.sql.catalog.spark_catalog"),
-        )
         return build_result(
             facts,
-            naming,
-            self._run_facets(conf, version),
+            self._session or SessionFacts(),
             complete=not self._failures,
             column_lineage=self._column_lineage,
         )
-
-    @staticmethod
-    def _run_facets(conf: dict[str, str], version: str | None) -> dict[str, Any]:
-        from lineage_operators import facets as f
-        from lineage_operators.redaction import redact_url
-
-        if version is None:
-            return {}
-        master = conf.get("spark.master")
-        return {
-            SPARK_ENGINE_FACET: f.processing_engine_facet(version),
-            "spark_applicationDetails": f.spark_application_details_facet(
-                master=redact_url(master) if master else None,
-                appName=conf.get("spark.app.name"),
-                applicationId=conf.get("spark.app.id"),
-                deployMode=conf.get("spark.submit.deployMode", "client"),
-                driverHost=conf.get("spark.driver.host"),
-                userName=None,
-                uiWebUrl=None,
-            ),
-        }
 
 
 __all__ = ["SparkConnectLineageCapture", "write_statistics"]

@@ -20,9 +20,9 @@ from lineage_operators._logging import get_logger
 from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable
 from lineage_operators.spark.connect.server import TableInfo
 from lineage_operators.spark.connect.sql import SqlTable, parse_statement
+from lineage_operators.spark.facts import SESSION_CATALOG
 
 log = get_logger(__name__)
-_SESSION_CATALOG = "spark_catalog."
 
 
 class ViewQueries(Mapping[str, Any]):
@@ -73,7 +73,7 @@ def view_relation(info: TableInfo) -> Any:
 def view_namespace(info: TableInfo) -> str:
     """Where a view's unqualified names are (``db``, or ``catalog.db`` outside Spark's session
     catalog); empty when DESCRIBE does not say."""
-    return (info.view_namespace or "").removeprefix(_SESSION_CATALOG)
+    return (info.view_namespace or "").removeprefix(SESSION_CATALOG + ".")
 
 
 def view_inputs(info: TableInfo) -> list[SqlTable]:

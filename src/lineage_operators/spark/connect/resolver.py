@@ -46,12 +46,11 @@ from lineage_operators.spark.connect.plans import (
 from lineage_operators.spark.connect.server import ServerLookups, TableInfo
 from lineage_operators.spark.connect.sql import SqlStatement, SqlTable, parse_statement, statement_kind
 from lineage_operators.spark.connect.written import WrittenFiles
-from lineage_operators.spark.facts import ExecutionFacts, RelationFacts, TableRef
+from lineage_operators.spark.facts import SESSION_CATALOG, ExecutionFacts, RelationFacts, TableRef
 from lineage_operators.spark.tables.memory import TableMemory
 
 log = get_logger(__name__)
 
-_SESSION_CATALOG = "spark_catalog"
 _FILE_FORMATS = frozenset({"parquet", "csv", "json", "orc", "text", "avro", "binaryfile", "xml"})
 _DEFAULT_SOURCE = "spark.sql.sources.default"
 
@@ -520,7 +519,7 @@ class ConnectResolver:
         return [RelationFacts(location=location, table=ref, provider=provider, lifecycle="DROP")]
 
     def _default_location(self, ref: TableRef) -> str | None:
-        if ref.catalog not in (None, _SESSION_CATALOG) or not ref.database:
+        if ref.catalog not in (None, SESSION_CATALOG) or not ref.database:
             return None
         base = self.lookups.database_location(ref.database)
         return f"{base.rstrip('/')}/{ref.table.lower()}" if base else None
@@ -575,12 +574,12 @@ def _plain_source(query: Any) -> SourceRead | None:
 
 
 def _sql_ref(table: SqlTable, database: str) -> TableRef:
-    catalog = None if table.catalog in (None, _SESSION_CATALOG) else table.catalog
+    catalog = None if table.catalog in (None, SESSION_CATALOG) else table.catalog
     return TableRef(database, table.name, catalog)
 
 
 def _table_ref(info: TableInfo) -> TableRef:
-    catalog = None if info.catalog in (None, _SESSION_CATALOG) else info.catalog
+    catalog = None if info.catalog in (None, SESSION_CATALOG) else info.catalog
     return TableRef(info.database, info.table, catalog)
 
 

@@ -19,12 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 from lineage_operators.spark.jvm import classes as jvm_classes
+from lineage_operators.spark.jvm.spark_classes import SQL_EXECUTION_UI_DATA
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.listener import add_to_bus
 
 SOURCE = "ExecutionIds.java"
 CLASS_NAME = "lineage_operators.ExecutionIds"
-_UI_DATA = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
 
 
 def query_key(tools: JvmTools, qe: Any) -> str | None:
@@ -60,13 +60,13 @@ def key_field(tools: JvmTools) -> Any:
     """Handle: ``SQLExecutionUIData`` -> its join key (NONE when unknown)."""
     t = tools
     if t.line.has_query_id:
-        return t.step(_UI_DATA, "queryId")
+        return t.step(SQL_EXECUTION_UI_DATA, "queryId")
     found = recorder(t)
     if found is None:
         return t.constant(None)
     obj = t.cls("java.lang.Object")
     key_of = t._lookup.findVirtual(found.getClass(), "keyOf", t._mt.methodType(obj, obj))
-    return t.chain((_UI_DATA, "executionId"), key_of.bindTo(found).asType(t._oo))
+    return t.chain((SQL_EXECUTION_UI_DATA, "executionId"), key_of.bindTo(found).asType(t._oo))
 
 
 __all__ = ["key_field", "query_key", "recorder", "start_recording"]

@@ -31,15 +31,12 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.spark.jvm.spark_classes import SQL_EXECUTION_UI_DATA, STREAM_WRITE_V1
 from lineage_operators.spark.jvm.text import RSEP, split_list, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.execution_ids import key_field
 
 log = get_logger(__name__)
-
-_UI_DATA = "org.apache.spark.sql.execution.ui.SQLExecutionUIData"
-#: The analyzed plan's root of a stream's micro-batch into a V1 sink (a file sink's, foreachBatch's)
-_STREAM_WRITE_V1 = "org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSourceV1"
 
 
 @dataclass(frozen=True)
@@ -70,10 +67,10 @@ class JobTotals:
 def execution_fields(t: JvmTools) -> list[Any]:
     """Field handles of an execution record: id, root id, query id, job ids (more may follow)."""
     return [
-        t.step(_UI_DATA, "executionId"),
-        t.step(_UI_DATA, "rootExecutionId"),
+        t.step(SQL_EXECUTION_UI_DATA, "executionId"),
+        t.step(SQL_EXECUTION_UI_DATA, "rootExecutionId"),
         key_field(t),
-        t.mk_string(t.chain((_UI_DATA, "jobs"), (t.line.collection_class("map"), "keys"))),
+        t.mk_string(t.chain((SQL_EXECUTION_UI_DATA, "jobs"), (t.line.collection_class("map"), "keys"))),
     ]
 
 
@@ -188,7 +185,7 @@ def wants_job_statistics(rel: Any, root: str | None = None) -> bool:
     of a micro-batch (``root``: the class of its execution's analyzed plan)."""
     if rel.rows is not None or rel.size is not None or rel.files is not None:
         return False
-    return rel.provider == "jdbc" or (root == _STREAM_WRITE_V1 and rel.location is not None)
+    return rel.provider == "jdbc" or (root == STREAM_WRITE_V1 and rel.location is not None)
 
 
 def _identity(rel: Any) -> Hashable:

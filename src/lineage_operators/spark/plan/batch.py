@@ -28,9 +28,9 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.jvm import classes as jvm_classes
+from lineage_operators.spark.jvm.spark_classes import INNER_QUERY, INSERT_HADOOP, INSERT_HIVE, SAVE_INTO
 from lineage_operators.spark.jvm.text import NONE, PART, SEP, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
-from lineage_operators.spark.plan.classes import _INNER_QUERY, INSERT_HADOOP, INSERT_HIVE, SAVE_INTO
 
 log = get_logger(__name__)
 
@@ -41,7 +41,7 @@ _PARTS = 11
 _PARTS_WITH_PLAN = 12
 #: The reply of a read given a file, when the reply is in the file.
 REPLY_IN_FILE = "@"
-#: Root commands whose output gets the write metrics (``CommandOutputs._with_stats``).
+#: Root commands whose output gets the write metrics (``CommandOutputs.with_stats``).
 METRICS_COMMANDS = (INSERT_HADOOP, INSERT_HIVE, SAVE_INTO)
 
 
@@ -69,33 +69,33 @@ class ExecutionRead:
 
 def _configure(t: JvmTools) -> Any:
     """The JVM's ``ExecutionReader``, compiled and given the capture's functions; False if not."""
-    from lineage_operators.spark.plan.columns.compact import _build_query_facts_fn
-    from lineage_operators.spark.plan.commands import _build_root_fn
+    from lineage_operators.spark.plan.columns.compact import build_query_facts_fn
     from lineage_operators.spark.plan.leaves import (
-        _build_leaf_fn,
-        _build_leaf_schema_fn,
-        _build_schema_record_fn,
+        build_leaf_fn,
+        build_leaf_schema_fn,
+        build_schema_record_fn,
     )
-    from lineage_operators.spark.plan.statistics import _build_find_fn, _build_open_fn, _build_stats_fn
+    from lineage_operators.spark.plan.outputs import root_reader
+    from lineage_operators.spark.plan.statistics import build_find_fn, build_open_fn, build_stats_fn
     from lineage_operators.spark.rdd.sources import is_logical_rdd_fn
 
     reader = jvm_classes.compiled_instance(t, SOURCE, CLASS_NAME, "executions are read step by step")
     if reader is None:
         return False
     functions = [
-        t.cached("plan.root", _build_root_fn),
-        t.cached("plan.leaf", _build_leaf_fn),
-        t.cached("plan.leaf_schema", _build_leaf_schema_fn),
-        t.cached("plan.schema_record", _build_schema_record_fn),
-        t.cached("statistics.relation", _build_stats_fn),
+        root_reader(t).function,
+        t.cached("plan.leaf", build_leaf_fn),
+        t.cached("plan.leaf_schema", build_leaf_schema_fn),
+        t.cached("plan.schema_record", build_schema_record_fn),
+        t.cached("statistics.relation", build_stats_fn),
         is_logical_rdd_fn(t),
-        t.cached("plan_json.query", _build_query_facts_fn),
-        t.cached("statistics.find_write", _build_find_fn),
-        t.cached("statistics.open", _build_open_fn),
+        t.cached("plan_json.query", build_query_facts_fn),
+        t.cached("statistics.find_write", build_find_fn),
+        t.cached("statistics.open", build_open_fn),
     ]
     reader.configure(
         t.array("scala.Function1", functions),
-        SEP.join(_INNER_QUERY),
+        SEP.join(INNER_QUERY),
         SEP.join(METRICS_COMMANDS),
         t.line.has_query_id,
     )

@@ -25,8 +25,9 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import RelationFacts
+from lineage_operators.spark.jvm.spark_classes import CI_MAP
 from lineage_operators.spark.jvm.text import NONE, SEP3
-from lineage_operators.spark.plan.records import _at, _sub
+from lineage_operators.spark.plan.records import field_at, sub_fields
 
 log = get_logger(__name__)
 
@@ -39,7 +40,6 @@ _V2 = "org.apache.spark.sql.execution.datasources.v2"
 STREAM_RELATIONS = (f"{_V2}.StreamingDataSourceV2ScanRelation", f"{_V2}.StreamingDataSourceV2Relation")
 _OFFSET = "org.apache.spark.sql.connector.read.streaming.Offset"
 _FIELD_UTILS = "org.apache.commons.lang3.reflect.FieldUtils"
-_CI_MAP = "org.apache.spark.sql.catalyst.util.CaseInsensitiveMap"
 #: The options of a batch read that name its servers and topics, in the record's order.
 _BATCH_OPTIONS = ("kafka.bootstrap.servers", "subscribe", "topic", "assign")
 _BATCH, _STREAM = "batch", "stream"
@@ -61,7 +61,7 @@ def leaf_field(t: Any) -> Any:
         options = _private(t, "sourceOptions")
 
         def option(key: str) -> Any:
-            return t.opt(t.chain(options, (_CI_MAP, "get", ("java.lang.String", key))))
+            return t.opt(t.chain(options, (CI_MAP, "get", ("java.lang.String", key))))
 
         batch = t.record([t.constant(_BATCH), *(option(key) for key in _BATCH_OPTIONS)], SEP3)
         relation = ("org.apache.spark.sql.execution.datasources.LogicalRelation", "relation")
@@ -133,14 +133,14 @@ def topics_of_offset(offset_json: str | None) -> list[str]:
 
 def relation_facts(field: str | None, schema: str | None) -> list[RelationFacts]:
     """The topics a leaf's Kafka field (:func:`leaf_field`) stands for, each a dataset."""
-    values = _sub(field, SEP3)
-    kind, servers = _at(values, 0), _at(values, 1)
+    values = sub_fields(field, SEP3)
+    kind, servers = field_at(values, 0), field_at(values, 1)
     if not servers:
         return []
     if kind == _BATCH:
-        topics = topics_of_options(_at(values, 2), _at(values, 3), _at(values, 4))
+        topics = topics_of_options(field_at(values, 2), field_at(values, 3), field_at(values, 4))
     elif kind == _STREAM:
-        topics = topics_of_offset(_at(values, 2)) or topics_of_offset(_at(values, 3))
+        topics = topics_of_offset(field_at(values, 2)) or topics_of_offset(field_at(values, 3))
     else:
         return []
     return [RelationFacts(kafka=(servers, topic), schema_text=schema) for topic in topics]

@@ -18,11 +18,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import RelationFacts
-from lineage_operators.spark.jvm.text import CTSEP, RSEP, SEP3, split_list, split_records
-from lineage_operators.spark.jvm.tools import JvmTools
-from lineage_operators.spark.plan import kafka
-from lineage_operators.spark.plan.classes import (
-    _INNER_QUERY,
+from lineage_operators.spark.jvm.spark_classes import (
     CATALOG_PLUGIN,
     CATALOG_TABLE,
     CI_MAP,
@@ -32,6 +28,7 @@ from lineage_operators.spark.plan.classes import (
     HFR,
     HIVE_REL,
     IDENTIFIER,
+    INNER_QUERY,
     JDBC_OPTS,
     JDBC_REL,
     LR,
@@ -44,15 +41,18 @@ from lineage_operators.spark.plan.classes import (
     TREE_NODE,
     V1_TABLE,
 )
+from lineage_operators.spark.jvm.text import CTSEP, RSEP, SEP3, split_list, split_records
+from lineage_operators.spark.jvm.tools import JvmTools
+from lineage_operators.spark.plan import kafka
 from lineage_operators.spark.plan.columns.compact import expr_ids_field, parse_expr_ids
-from lineage_operators.spark.plan.records import _at, _directories, _parse_ct, _sub
+from lineage_operators.spark.plan.records import directories, field_at, parse_catalog_table, sub_fields
 from lineage_operators.spark.plan.v2_tables import v2_relation_facts
 from lineage_operators.spark.tables import delta, iceberg
 
 log = get_logger(__name__)
 
 
-def _ct_record(t: JvmTools, with_schema: bool = False) -> Any:
+def catalog_table_record(t: JvmTools, with_schema: bool = False) -> Any:
     """CatalogTable -> db, table, location, provider[, schema] joined with CTSEP."""
     fields = [
         t.opt(t.chain((CATALOG_TABLE, "identifier"), (TABLE_ID, "database"))),
@@ -65,7 +65,7 @@ def _ct_record(t: JvmTools, with_schema: bool = False) -> Any:
     return t.record(fields, CTSEP)
 
 
-def _schema(t: JvmTools, query_of: str | None = None) -> Any:
+def plan_schema(t: JvmTools, query_of: str | None = None) -> Any:
     """Schema JSON of the argument plan, or of its ``query`` when ``query_of`` is given.
 
     JSON (not DDL) because its atomic type names are exactly ``DataType.typeName``, what
@@ -110,7 +110,7 @@ def _leaf_fields(t: JvmTools, schema_json: bool = False) -> list[Any]:
             t.when(PAFI, t.mk_string(t.chain((PAFI, "leafDirToChildrenFiles"), key_set))),
         ),
     )
-    ct = _ct_record(t)
+    ct = catalog_table_record(t)
     ct_of_leaf = t.when(
         LR,
         t.option_map(t.step(LR, "catalogTable"), ct),
@@ -196,27 +196,27 @@ def _identity_hash(t: JvmTools) -> Any:
     return t.static("java.lang.System", "identityHashCode", ["java.lang.Object"])
 
 
-def _build_leaf_fn(t: JvmTools) -> Any:
+def build_leaf_fn(t: JvmTools) -> Any:
     """The function reading one leaf node into a :data:`SEP`-joined record (see _parse_leaf)."""
     return t.function(t.record(_leaf_fields(t)))
 
 
-def _build_leaf_builder_fn(t: JvmTools) -> Any:
-    """As :func:`_build_leaf_fn` with the schema JSON inline, for one node read on its own."""
+def build_leaf_builder_fn(t: JvmTools) -> Any:
+    """As :func:`build_leaf_fn` with the schema JSON inline, for one node read on its own."""
     return t.function(t.builder(t.record(_leaf_fields(t, schema_json=True))))
 
 
-def _build_leaf_schema_fn(t: JvmTools) -> Any:
+def build_leaf_schema_fn(t: JvmTools) -> Any:
     """Leaf -> its relation's StructType (or NONE): ``distinct()`` then drops equal schemas."""
     return t.function(_relation_schema(t, t.identity()))
 
 
-def _build_schema_record_fn(t: JvmTools) -> Any:
+def build_schema_record_fn(t: JvmTools) -> Any:
     """StructType -> hash code and JSON."""
     return t.function(t.when(STRUCT, t.record([t.step(STRUCT, "hashCode"), t.step(STRUCT, "json")])))
 
 
-def _build_collect_leaves_fn(t: JvmTools) -> Any:
+def build_collect_leaves_fn(t: JvmTools) -> Any:
     return t.function(t.step(TREE_NODE, "collectLeaves"))
 
 
@@ -236,21 +236,22 @@ class InputReading:
         """The leaves of the plan, of its subqueries and of a command's inner query (JVM Seq)."""
         coll = self._t.coll
         plans = coll.prepended(plan, plan.subqueriesAll())
-        if cls in _INNER_QUERY:
+        if cls in INNER_QUERY:
             plans = coll.appended_all(plans, plan.innerChildren())
         return coll.flat_map(plans, self._leaves_fn)
 
-    def _inputs(self, plan: Any, cls: str | None) -> list[RelationFacts]:
+    def plan_inputs(self, plan: Any, cls: str | None = None) -> list[RelationFacts]:
+        """Every leaf of ``plan``, of its subqueries and (for ``cls``) of a command's inner query."""
         t = self._t
         leaves = self._plan_leaves(plan, cls)
         records = split_records(t.read(t.joined(t.coll.map(leaves, self._leaf_fn).distinct(), RSEP)))
         if not records:
             return []
         text = None
-        if any(_at(r, 5) for r in records):
-            distinct = t.coll.map(leaves, t.cached("plan.leaf_schema", _build_leaf_schema_fn)).distinct()
+        if any(field_at(r, 5) for r in records):
+            distinct = t.coll.map(leaves, t.cached("plan.leaf_schema", build_leaf_schema_fn)).distinct()
             text = t.read(
-                t.joined(t.coll.map(distinct, t.cached("plan.schema_record", _build_schema_record_fn)), RSEP)
+                t.joined(t.coll.map(distinct, t.cached("plan.schema_record", build_schema_record_fn)), RSEP)
             )
         return self._inputs_of(records, text)
 
@@ -262,11 +263,11 @@ class InputReading:
                 schemas[key] = None if key in schemas else value
         result: list[RelationFacts] = []
         for record in records:
-            key = _at(record, 5)
+            key = field_at(record, 5)
             result.extend(self._parse_leaf([*record[:5], schemas.get(key) if key else None, *record[6:]]))
         return result
 
-    def _read_leaf(self, node: Any) -> list[RelationFacts]:
+    def read_leaf(self, node: Any) -> list[RelationFacts]:
         """One relation node read on its own (the target of an insert into a relation)."""
         records = split_records(self._t.read(self._leaf_builder_fn.apply(node)))
         return self._parse_leaf(records[0]) if records else []
@@ -275,17 +276,17 @@ class InputReading:
         """A leaf record (fields of :func:`_leaf_fields`) -> the datasets it stands for."""
         facts = self._parse_leaf_datasets(record)
         for rel in facts:
-            rel.expr_ids = parse_expr_ids(_at(record, 10))
+            rel.expr_ids = parse_expr_ids(field_at(record, 10))
         return facts
 
     def _parse_leaf_datasets(self, record: list[str | None]) -> list[RelationFacts]:
-        leaf = LEAVES.get(_at(record, 0) or "")
+        leaf = LEAVES.get(field_at(record, 0) or "")
         return leaf.parse(self, record) if leaf is not None else []
 
     def _parse_relation(self, record: list[str | None]) -> list[RelationFacts]:
         """A LogicalRelation or HiveTableRelation leaf: its catalog table, else its relation."""
-        rel_cls, rel_text, schema = _at(record, 1) or "", _at(record, 2), _at(record, 5)
-        table, location, provider, _ = _parse_ct(_at(record, 6))
+        rel_cls, rel_text, schema = field_at(record, 1) or "", field_at(record, 2), field_at(record, 5)
+        table, location, provider, _ = parse_catalog_table(field_at(record, 6))
         if table is not None:
             fmt = rel_text if rel_cls == HFR else provider
             return [
@@ -300,7 +301,7 @@ class InputReading:
             log.debug("lineage capture: relation %s is not a known dataset", rel_cls.rsplit(".", 1)[-1])
         return []
 
-    def _jdbc(
+    def jdbc(
         self, url: str | None, dbtable: str | None, query: str | None, schema: str | None
     ) -> RelationFacts:
         table_read = bool(dbtable) and not (dbtable or "").lstrip().startswith("(")
@@ -337,23 +338,25 @@ class Leaf:
 def _relation_leaf(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
     facts = reading._parse_relation(record)
     for rel in facts[:1]:  # scan statistics go to the relation's first directory
-        rel.relation_id = _at(record, 9)
-    return delta.with_read_version(facts, _at(record, 11))
+        rel.relation_id = field_at(record, 9)
+    return delta.with_read_version(facts, field_at(record, 11))
 
 
 def _v2_leaf(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
-    table, location, provider, _ = _parse_ct(_at(record, 6))
-    schema = _at(record, 5)
+    table, location, provider, _ = parse_catalog_table(field_at(record, 6))
+    schema = field_at(record, 5)
     if table is not None:
         return [RelationFacts(location=location, table=table, schema_text=schema, provider=provider)]
-    v2 = _sub(_at(record, 8), SEP3)
-    facts = v2_relation_facts(v2, split_list(_at(record, 3)), set(split_list(_at(record, 4))), schema)
-    ref = (_at(v2, 4), _at(v2, 5), _at(v2, 6))  # catalog, namespace, name
-    extras = iceberg.relation_extras(reading._jss, _at(v2, 2), _at(v2, 7), ref)
+    v2 = sub_fields(field_at(record, 8), SEP3)
+    facts = v2_relation_facts(
+        v2, split_list(field_at(record, 3)), set(split_list(field_at(record, 4))), schema
+    )
+    ref = (field_at(v2, 4), field_at(v2, 5), field_at(v2, 6))  # catalog, namespace, name
+    extras = iceberg.relation_extras(reading._jss, field_at(v2, 2), field_at(v2, 7), ref)
     version = extras.get("version")
-    written = iceberg.written_counts(_at(v2, 7)) if version else None
-    current = iceberg.current_snapshot(_at(v2, 7)) if version else None
-    commit = iceberg.written_commit(_at(v2, 7)) if version else None
+    written = iceberg.written_counts(field_at(v2, 7)) if version else None
+    current = iceberg.current_snapshot(field_at(v2, 7)) if version else None
+    commit = iceberg.written_commit(field_at(v2, 7)) if version else None
     for rel in facts:
         rel.version, rel.symlink, rel.written = version, extras.get("symlink"), written
         rel.written_version, rel.written_commit = current, commit
@@ -362,21 +365,24 @@ def _v2_leaf(reading: InputReading, record: list[str | None]) -> list[RelationFa
 
 
 def _files(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
-    dirs = _directories(split_list(_at(record, 3)), set(split_list(_at(record, 4))))
-    return [RelationFacts(location=d, schema_text=_at(record, 5), file_format=_at(record, 2)) for d in dirs]
+    dirs = directories(split_list(field_at(record, 3)), set(split_list(field_at(record, 4))))
+    return [
+        RelationFacts(location=d, schema_text=field_at(record, 5), file_format=field_at(record, 2))
+        for d in dirs
+    ]
 
 
 def _change_feed(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
-    return delta.change_feed_read(_at(record, 3), _at(record, 5))
+    return delta.change_feed_read(field_at(record, 3), field_at(record, 5))
 
 
 def _kafka(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
-    return kafka.relation_facts(_at(record, 12), _at(record, 5))
+    return kafka.relation_facts(field_at(record, 12), field_at(record, 5))
 
 
 def _jdbc_relation(reading: InputReading, record: list[str | None]) -> list[RelationFacts]:
-    jdbc = _sub(_at(record, 7), SEP3)
-    return [reading._jdbc(_at(jdbc, 0), _at(jdbc, 1), _at(jdbc, 2), _at(record, 5))]
+    jdbc = sub_fields(field_at(record, 7), SEP3)
+    return [reading.jdbc(field_at(jdbc, 0), field_at(jdbc, 1), field_at(jdbc, 2), field_at(record, 5))]
 
 
 _TABLE_FIRST = "; a catalog table behind it is reported as the table (location, TABLE symlink)"

@@ -44,18 +44,20 @@ from lineage_operators.spark.plan.batch import (
 )
 from lineage_operators.spark.plan.columns.compact import ANALYZED_QUERY_COMMANDS
 from lineage_operators.spark.plan.command_table import BY_CLASS
-from lineage_operators.spark.plan.commands import _NOT_FETCHED, CommandOutputs, _build_root_fn
+from lineage_operators.spark.plan.commands import Call
 from lineage_operators.spark.plan.leaves import (
-    _build_collect_leaves_fn,
-    _build_leaf_builder_fn,
-    _build_leaf_fn,
-    _ct_record,
+    build_collect_leaves_fn,
+    build_leaf_builder_fn,
+    build_leaf_fn,
+    catalog_table_record,
 )
-from lineage_operators.spark.plan.records import _at, _pick_sql, _sub
+from lineage_operators.spark.plan.outputs import CommandOutputs, RootReader, root_reader
+from lineage_operators.spark.plan.records import field_at, pick_sql, sub_fields
 from lineage_operators.spark.plan.statistics import apply_relation_stats, read_relation_stats
 from lineage_operators.spark.rdd.sources import logical_rdd_locations
 from lineage_operators.spark.tables import delta, delta_columns
 from lineage_operators.spark.tables.iceberg_scans import attach_scans, parse_scans, read_scans
+from lineage_operators.spark.tables.memory import TableMemory
 
 log = get_logger(__name__)
 
@@ -66,8 +68,6 @@ class PlanReader(CommandOutputs):
     def __init__(
         self, tools: JvmTools, jsession: Any, redact_url: Any, columns: Any = None, tables: Any = None
     ) -> None:
-        from lineage_operators.spark.tables.memory import TableMemory
-
         self._t = tools
         #: the tables this capture saw (DROP reports the location remembered here)
         self.tables: TableMemory = tables if tables is not None else TableMemory()
@@ -75,31 +75,32 @@ class PlanReader(CommandOutputs):
         self._jss = jsession
         self._redact_url = redact_url
         self._catalog: Any = None
+        self._delta_commits_counted = set()
 
     # JVM functions are built on first use (on the listener thread, not in the task's start())
     # and shared by every reader of the same JVM.
 
     @property
     def _leaf_fn(self) -> Any:
-        return self._t.cached("plan.leaf", _build_leaf_fn)
+        return self._t.cached("plan.leaf", build_leaf_fn)
 
     @property
     def _leaves_fn(self) -> Any:
-        return self._t.cached("plan.collectLeaves", _build_collect_leaves_fn)
+        return self._t.cached("plan.collectLeaves", build_collect_leaves_fn)
 
     @property
-    def _root_fn(self) -> Any:
-        return self._t.cached("plan.root", _build_root_fn)
+    def _root(self) -> RootReader:
+        return root_reader(self._t)
 
     @property
     def _ct_full_fn(self) -> Any:
         return self._t.cached(
-            "plan.ct_full", lambda t: t.function(t.builder(_ct_record(t, with_schema=True)))
+            "plan.ct_full", lambda t: t.function(t.builder(catalog_table_record(t, with_schema=True)))
         )
 
     @property
     def _leaf_builder_fn(self) -> Any:
-        return self._t.cached("plan.leaf_builder", _build_leaf_builder_fn)
+        return self._t.cached("plan.leaf_builder", build_leaf_builder_fn)
 
     # -- entry point ---------------------------------------------------------------------------
 
@@ -150,22 +151,25 @@ class PlanReader(CommandOutputs):
         root = split_records(got.root_text)[0] if got.root_text else []
         cls = root[0] if root else None
         facts.root = cls
-        cmd = _sub(_at(root, 1), SEP3)
-        facts.sql = _pick_sql(_at(root, 2))
+        cmd = sub_fields(field_at(root, 1), SEP3)
+        facts.sql = pick_sql(field_at(root, 2))
         facts.inputs = self._inputs_of(got.leaf_records or [], got.schema_text) if got.leaf_records else []
         plan: Any = None
         if cls and _needs_plan(cls):
             plan = qe.analyzed()
         if cls:
-            self._prefetched_metrics = got.metrics_text
-            try:
-                facts.outputs = self._outputs(cls, cmd, plan, qe, succeeded=succeeded, inputs=facts.inputs)
-            except Exception as exc:
-                log.warning(
-                    "lineage capture: cannot read the output of %s: %s", cls.rsplit(".", 1)[-1], describe(exc)
-                )
-            finally:
-                self._prefetched_metrics = _NOT_FETCHED
+            values = self._root.values(cls, cmd)
+            call = Call(
+                cls,
+                values,
+                plan,
+                qe,
+                succeeded,
+                facts.inputs,
+                metrics_text=got.metrics_text,
+                metrics_fetched=True,
+            )
+            facts.outputs = self._outputs_of(call)
         if got.has_logical_rdd:
             plan = plan if plan is not None else qe.analyzed()
             leaves = self._plan_leaves(plan, cls)
@@ -203,20 +207,17 @@ class PlanReader(CommandOutputs):
             plan = qe.analyzed()
         except Exception:
             return None  # analysis failed: nothing was read or written
-        root_text = self._t.read(self._root_fn.apply(plan))
+        root_text = self._t.read(self._root.function.apply(plan))
         root = split_records(root_text)[0] if root_text else []
         cls = root[0] if root else None
         facts.root = cls
-        cmd = _sub(_at(root, 1), SEP3)
-        facts.sql = _pick_sql(_at(root, 2))
-        facts.inputs = self._inputs(plan, cls)
+        cmd = sub_fields(field_at(root, 1), SEP3)
+        facts.sql = pick_sql(field_at(root, 2))
+        facts.inputs = self.plan_inputs(plan, cls)
         if cls:
-            try:
-                facts.outputs = self._outputs(cls, cmd, plan, qe, succeeded=succeeded, inputs=facts.inputs)
-            except Exception as exc:
-                log.warning(
-                    "lineage capture: cannot read the output of %s: %s", cls.rsplit(".", 1)[-1], describe(exc)
-                )
+            facts.outputs = self._outputs_of(
+                Call(cls, self._root.values(cls, cmd), plan, qe, succeeded, facts.inputs)
+            )
         leaves = self._plan_leaves(plan, cls)
         facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
         if any(rel.location or rel.table for rel in facts.inputs):
@@ -235,6 +236,18 @@ class PlanReader(CommandOutputs):
         self._remember_tables(facts)
         return facts
 
+    def _outputs_of(self, call: Call) -> list[RelationFacts]:
+        """The root command's outputs; a handler that fails loses them only, with a warning."""
+        try:
+            return self.outputs(call)
+        except Exception as exc:
+            log.warning(
+                "lineage capture: cannot read the output of %s: %s",
+                call.cls.rsplit(".", 1)[-1],
+                describe(exc),
+            )
+            return []
+
     def _delta_row_level_lineage(self, plan: Any, cls: str, facts: ExecutionFacts) -> Any:
         """Column lineage of a Delta MERGE/UPDATE/DELETE (:mod:`.tables.delta_columns` of spark/).
         Its target and source are fields of the command, not children: their leaves are read here with
@@ -250,7 +263,7 @@ class PlanReader(CommandOutputs):
             return lineage
         for part in plans:
             try:
-                facts.inputs.extend(self._inputs(part, None))
+                facts.inputs.extend(self.plan_inputs(part, None))
             except Exception as exc:
                 log.debug("lineage capture: cannot read a Delta command's leaves: %s", describe(exc))
         return lineage

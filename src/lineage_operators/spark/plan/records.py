@@ -12,28 +12,28 @@ from lineage_operators.spark.jvm.text import CTSEP, NONE, SEP3
 _METRIC_RE = re.compile(r"(\w+) -> SQLMetric\(.*?value: (-?\d+)\)")
 
 
-def _sub(field_text: str | None, sep: str) -> list[str | None]:
+def sub_fields(field_text: str | None, sep: str) -> list[str | None]:
     if field_text is None or field_text == "":
         return []
     return [None if (v in (NONE, "")) else v for v in field_text.split(sep)]
 
 
-def _at(values: list[str | None], index: int) -> str | None:
+def field_at(values: list[str | None], index: int) -> str | None:
     return values[index] if index < len(values) else None
 
 
-def _bool(value: str | None) -> bool:
+def is_true(value: str | None) -> bool:
     return value == "true"
 
 
-def _parse_ct(text: str | None) -> tuple[TableRef | None, str | None, str | None, str | None]:
+def parse_catalog_table(text: str | None) -> tuple[TableRef | None, str | None, str | None, str | None]:
     """CTSEP record -> (table, location, provider, schema text)."""
-    values = _sub(text, CTSEP)
-    table_name = _at(values, 1)
+    values = sub_fields(text, CTSEP)
+    table_name = field_at(values, 1)
     if not table_name:
         return None, None, None, None
-    location = uri_to_path(_at(values, 2))
-    return TableRef(_at(values, 0), table_name), location, _at(values, 3), _at(values, 4)
+    location = uri_to_path(field_at(values, 2))
+    return TableRef(field_at(values, 0), table_name), location, field_at(values, 3), field_at(values, 4)
 
 
 def uri_to_path(uri: str | None) -> str | None:
@@ -51,7 +51,7 @@ def _parent(uri: str) -> str:
     return head
 
 
-def _directories(roots: list[str], leaf_dirs: set[str]) -> list[str]:
+def directories(roots: list[str], leaf_dirs: set[str]) -> list[str]:
     """Roots with files replaced by their parent directory (no file-system calls).
 
     A root is a file when it is not itself a directory holding files while its parent is: the
@@ -77,34 +77,31 @@ def parse_metrics(text: str | None) -> dict[str, int]:
     return {name: int(value) for name, value in _METRIC_RE.findall(text)}
 
 
-def _int(value: str | None) -> int | None:
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def _add(a: int | None, b: int | None) -> int | None:
-    if a is None:
-        return b
-    return a if b is None else a + b
-
-
-def _v2_format(table_name: str | None) -> str | None:
+def v2_format(table_name: str | None) -> str | None:
     """``ParquetTable`` names look like ``parquet file:/p``: the format is the first word."""
     if not table_name:
         return None
     return table_name.split(" ", 1)[0].lower() or None
 
 
-def _pick_sql(field_text: str | None) -> str | None:
+def pick_sql(field_text: str | None) -> str | None:
     """The first SQL text among the root/children candidates that does not come from a view."""
-    for candidate in _sub(field_text, SEP3):
-        values = _sub(candidate, CTSEP)
-        text, object_type = _at(values, 0), _at(values, 1)
+    for candidate in sub_fields(field_text, SEP3):
+        values = sub_fields(candidate, CTSEP)
+        text, object_type = field_at(values, 0), field_at(values, 1)
         if text and not object_type:
             return text
     return None
 
 
-__all__ = ["parse_metrics", "uri_to_path"]
+__all__ = [
+    "directories",
+    "field_at",
+    "is_true",
+    "parse_catalog_table",
+    "parse_metrics",
+    "pick_sql",
+    "sub_fields",
+    "uri_to_path",
+    "v2_format",
+]

@@ -16,20 +16,23 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.spark.jvm.spark_classes import (
+    CATALOG_TABLE,
+    FILE_INDEX,
+    HFR,
+    HIVE_REL,
+    LR,
+    TABLE_ID,
+    TREE_NODE,
+)
 from lineage_operators.spark.jvm.text import NONE, RSEP, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.tables import delta
 
 log = get_logger(__name__)
 
-_LR = "org.apache.spark.sql.execution.datasources.LogicalRelation"
-_HFR = "org.apache.spark.sql.execution.datasources.HadoopFsRelation"
-_FILE_INDEX = "org.apache.spark.sql.execution.datasources.FileIndex"
-_HIVE_REL = "org.apache.spark.sql.catalyst.catalog.HiveTableRelation"
 _BASE_REL = "org.apache.spark.sql.sources.BaseRelation"
-_CATALOG_TABLE = "org.apache.spark.sql.catalyst.catalog.CatalogTable"
 _CATALOG_STATS = "org.apache.spark.sql.catalyst.catalog.CatalogStatistics"
-_TABLE_ID = "org.apache.spark.sql.catalyst.TableIdentifier"
 _LONG_MAX = 2**63 - 1
 
 
@@ -37,34 +40,34 @@ def _file_index_figures(t: JvmTools) -> tuple[Any, Any]:
     """(size, file count) of a ``HadoopFsRelation``, from its file index; none for Delta's
     (``TahoeLogFileIndex``), whose files and size are its snapshot's state: reading them can start a
     Spark job (openlineage-spark's issue 4976: on the listener thread, events dropped under load)."""
-    size = t.step(_FILE_INDEX, "sizeInBytes")
+    size = t.step(FILE_INDEX, "sizeInBytes")
     count = t.chain(
-        (_FILE_INDEX, "inputFiles"), t.static("java.lang.reflect.Array", "getLength", ["java.lang.Object"])
+        (FILE_INDEX, "inputFiles"), t.static("java.lang.reflect.Array", "getLength", ["java.lang.Object"])
     )
     if t.has_class(delta.TAHOE_LOG_INDEX):
         size = t.when(delta.TAHOE_LOG_INDEX, t.constant(NONE), size)
         count = t.when(delta.TAHOE_LOG_INDEX, t.constant(NONE), count)
-    location = (_HFR, "location")
+    location = (HFR, "location")
     return t.chain(location, size), t.chain(location, count)
 
 
-def _build_stats_fn(t: JvmTools) -> Any:
+def build_stats_fn(t: JvmTools) -> Any:
     """Leaf -> relation identity, db, table, relation size, input file count, catalog size, rows."""
-    relation = (_LR, "relation")
+    relation = (LR, "relation")
     identity = t.static("java.lang.System", "identityHashCode", ["java.lang.Object"])
     files_size, file_count = _file_index_figures(t)
     table = t.when(
-        _LR,
-        t.chain((_LR, "catalogTable"), ("scala.Option", "get")),
-        t.when(_HIVE_REL, t.step(_HIVE_REL, "tableMeta")),
+        LR,
+        t.chain((LR, "catalogTable"), ("scala.Option", "get")),
+        t.when(HIVE_REL, t.step(HIVE_REL, "tableMeta")),
     )
-    stats = t.chain(table, (_CATALOG_TABLE, "stats"), ("scala.Option", "get"))
+    stats = t.chain(table, (CATALOG_TABLE, "stats"), ("scala.Option", "get"))
     fields = [
-        t.when(_LR, t.chain(relation, identity)),
-        t.opt(t.chain(table, (_CATALOG_TABLE, "identifier"), (_TABLE_ID, "database"))),
-        t.chain(table, (_CATALOG_TABLE, "identifier"), (_TABLE_ID, "table")),
-        t.when(_LR, t.chain(relation, t.when(_HFR, files_size, t.step(_BASE_REL, "sizeInBytes")))),
-        t.when(_LR, t.chain(relation, t.when(_HFR, file_count))),
+        t.when(LR, t.chain(relation, identity)),
+        t.opt(t.chain(table, (CATALOG_TABLE, "identifier"), (TABLE_ID, "database"))),
+        t.chain(table, (CATALOG_TABLE, "identifier"), (TABLE_ID, "table")),
+        t.when(LR, t.chain(relation, t.when(HFR, files_size, t.step(_BASE_REL, "sizeInBytes")))),
+        t.when(LR, t.chain(relation, t.when(HFR, file_count))),
         t.chain(stats, (_CATALOG_STATS, "sizeInBytes")),
         t.opt(t.chain(stats, (_CATALOG_STATS, "rowCount"))),
     ]
@@ -84,7 +87,7 @@ def read_relation_stats(t: JvmTools, leaves: Any, inputs: Sequence[Any]) -> None
     A relation is matched by the identity of its JVM object, a table by its identifier.
     """
     try:
-        stats_of = t.cached("statistics.relation", _build_stats_fn)
+        stats_of = t.cached("statistics.relation", build_stats_fn)
         text = t.read(t.joined(t.coll.map(leaves, stats_of).distinct(), RSEP))
     except Exception as exc:
         log.debug("lineage capture: no relation statistics: %s", describe(exc))
@@ -93,7 +96,7 @@ def read_relation_stats(t: JvmTools, leaves: Any, inputs: Sequence[Any]) -> None
 
 
 def apply_relation_stats(text: str | None, inputs: Sequence[Any]) -> None:
-    """Set rows/size/files of ``inputs`` from the statistics records of :func:`_build_stats_fn`."""
+    """Set rows/size/files of ``inputs`` from the statistics records of :func:`build_stats_fn`."""
     for record in split_records(text):
         if len(record) < 7:
             continue
@@ -120,19 +123,18 @@ def apply_relation_stats(text: str | None, inputs: Sequence[Any]) -> None:
 _DWC_EXEC = "org.apache.spark.sql.execution.command.DataWritingCommandExec"
 _AQE_EXEC = "org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec"
 _STAGE_EXEC = "org.apache.spark.sql.execution.adaptive.QueryStageExec"
-_TREE_NODE = "org.apache.spark.sql.catalyst.trees.TreeNode"
 #: AQE plans nest (a write's query stages hold their own plans): levels opened at most.
 _MAX_WRAPPERS = 6
 
 
-def _build_find_fn(t: JvmTools) -> Any:
+def build_find_fn(t: JvmTools) -> Any:
     """Physical plan -> Option of its first node that is the write or a wrapper to open."""
     yes, no = t.constant(True), t.constant(False)
     wanted = t.function(t.when(_DWC_EXEC, yes, t.when(_AQE_EXEC, yes, t.when(_STAGE_EXEC, yes, no))))
-    return t.function(t.step(_TREE_NODE, "find", ("scala.Function1", wanted)))
+    return t.function(t.step(TREE_NODE, "find", ("scala.Function1", wanted)))
 
 
-def _build_open_fn(t: JvmTools) -> Any:
+def build_open_fn(t: JvmTools) -> Any:
     """Node found -> "w" + the write's metrics map text, or the plan inside an AQE plan/stage."""
     metrics = t.text(t.chain((_DWC_EXEC, "metrics"), ("java.lang.Object", "toString")))
     return t.function(
@@ -151,8 +153,8 @@ def write_metrics_text(t: JvmTools, executed_plan: Any) -> str | None:
     ``AdaptiveSparkPlanExec``, inside a result query stage. A few py4j calls per wrapper opened.
     """
     find, open_node = (
-        t.cached("statistics.find_write", _build_find_fn),
-        t.cached("statistics.open", _build_open_fn),
+        t.cached("statistics.find_write", build_find_fn),
+        t.cached("statistics.open", build_open_fn),
     )
     node = executed_plan
     for _ in range(_MAX_WRAPPERS):

@@ -37,7 +37,6 @@ from lineage_operators.spark.jvm.text import NONE
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.job_statistics import job_totals
 from lineage_operators.spark.listen.listener import add_to_bus
-from lineage_operators.spark.rdd.helper_reads import RDD_JOB
 from lineage_operators.spark.rdd.sources import MAX_DEPTH, locations_of, source_items
 
 log = get_logger(__name__)
@@ -270,7 +269,7 @@ class RddJobWatcher:
 
     def _facts(self, files: Any) -> Any:
         """``ExecutionFacts`` of a job that touched files (``files``: ``rdd_reader.JobFiles``)."""
-        from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
+        from lineage_operators.spark.facts import RDD_JOB, ExecutionFacts, RelationFacts
 
         if files.ended:
             log.info("lineage capture: RDD job %d ended before it could be read", files.job_id)

@@ -8,7 +8,7 @@ real jars):
   snapshot the query was analyzed against (:func:`read_version_field`), as ``datasetVersion``;
 * Delta reads its own transaction log with Spark (``_delta_log/*.json``, checkpoints: the
   executions computing a snapshot's state): those reads are Delta's bookkeeping, not the task's
-  inputs (:func:`drop_log_reads`);
+  inputs (:func:`lineage_operators.spark.passes.drop_log_reads`, a pass over both captures' facts);
 * a write lands in Delta's ``DeltaTableV2`` (catalog tables), ``WriteIntoDelta`` through
   ``SaveIntoDataSourceCommand`` (paths), or Delta's own ``MergeIntoCommand``, ``UpdateCommand`` and
   ``DeleteCommand`` (:data:`ROW_LEVEL_COMMANDS`, whose ``target`` is the table rewritten);
@@ -22,24 +22,22 @@ Without Delta on the classpath nothing here costs a JVM call: the field handles 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.spark.facts import DELTA_PROVIDER as PROVIDER
+from lineage_operators.spark.jvm.spark_classes import DSV2_REL, HFR, LR, RESOLVED_TABLE
 from lineage_operators.spark.jvm.text import NONE
 from lineage_operators.spark.tables.delta_metrics import commit_info, commit_statistics
 
 log = get_logger(__name__)
 
-PROVIDER = "delta"
 _DELTA = "org.apache.spark.sql.delta"
 TAHOE_LOG_INDEX = f"{_DELTA}.files.TahoeLogFileIndex"
 #: what ``TahoeLogFileIndex.snapshotAtAnalysis`` is (a shallow descriptor of the snapshot)
 SNAPSHOT_DESCRIPTOR = f"{_DELTA}.SnapshotDescriptor"
 DELTA_TABLE_V2 = f"{_DELTA}.catalog.DeltaTableV2"
-#: Delta's session catalog (``spark.sql.catalog.spark_catalog``)
-DELTA_CATALOG = f"{_DELTA}.catalog.DeltaCatalog"
 DELTA_LOG = f"{_DELTA}.DeltaLog"
 #: a Change Data Feed read (``readChangeFeed``): a ``BaseRelation`` over the table's changes
 CDF_RELATION = f"{_DELTA}.commands.cdc.CDCReader$DeltaCDFRelation"
@@ -62,24 +60,6 @@ MAINTENANCE_COMMANDS = {
     f"{_DELTA}.commands.OptimizeTableCommand": None,
     f"{_DELTA}.commands.RestoreTableCommand": "OVERWRITE",
 }
-_RESOLVED_TABLE = "org.apache.spark.sql.catalyst.analysis.ResolvedTable"
-_V2_RELATION = "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
-_LOG_DIR = re.compile(r"(^|/)_delta_log(/|$)")
-_LR = "org.apache.spark.sql.execution.datasources.LogicalRelation"
-_HFR = "org.apache.spark.sql.execution.datasources.HadoopFsRelation"
-
-
-def is_log_read(location: str | None) -> bool:
-    """Is ``location`` inside a Delta table's transaction log (``<table>/_delta_log[/...]``)?"""
-    return bool(location) and _LOG_DIR.search(location or "") is not None
-
-
-def drop_log_reads(executions: list[Any]) -> None:
-    """Pure over ``ExecutionFacts``, in place: inputs inside a ``_delta_log`` are Delta computing a
-    snapshot (its log files read with Spark), never data the task read."""
-    for execution in executions:
-        if any(is_log_read(rel.location) for rel in execution.inputs):
-            execution.inputs = [rel for rel in execution.inputs if not is_log_read(rel.location)]
 
 
 def read_version_field(t: Any) -> Any:
@@ -90,14 +70,14 @@ def read_version_field(t: Any) -> Any:
     if not t.has_class(TAHOE_LOG_INDEX):
         return t.constant(NONE)
     version = t.chain((TAHOE_LOG_INDEX, "snapshotAtAnalysis"), (SNAPSHOT_DESCRIPTOR, "version"))
-    index = t.chain((_HFR, "location"), t.when(TAHOE_LOG_INDEX, version))
+    index = t.chain((HFR, "location"), t.when(TAHOE_LOG_INDEX, version))
     change_feed = t.constant(NONE)
     if t.has_class(CDF_RELATION):  # a Change Data Feed read: the version it starts from
         try:
             change_feed = t.when(CDF_RELATION, t.opt(t.step(CDF_RELATION, "startingVersion")))
         except Exception as exc:  # a Delta build without the field: the leaf is read without it
             log.debug("lineage capture: no Change Data Feed version: %s", describe(exc))
-    return t.when(_LR, t.chain((_LR, "relation"), t.when(_HFR, index, change_feed)))
+    return t.when(LR, t.chain((LR, "relation"), t.when(HFR, index, change_feed)))
 
 
 def cdf_location_field(t: Any, otherwise: Any) -> Any:
@@ -202,7 +182,7 @@ def maintained_table(command: Any, cls: str) -> list[Any]:
     try:
         node = command.sourceTable() if cls.endswith("RestoreTableCommand") else command.child()
         name = str(node.getClass().getName())
-        if name in (_RESOLVED_TABLE, _V2_RELATION):
+        if name in (RESOLVED_TABLE, DSV2_REL):
             node, name = node.table(), str(node.table().getClass().getName())
         if not name.startswith(DELTA_TABLE_V2):
             return []
@@ -230,17 +210,8 @@ def _empty_schema(schema_text: str | None) -> bool:
         return False
 
 
-def in_delta_catalog(provider: str | None, session_catalog: str | None) -> bool:
-    """A table of ``provider`` in ``spark_catalog`` is a table of Delta's catalog: openlineage-spark then
-    gives it a ``catalog`` facet (framework and type ``delta``, name ``spark_catalog``, source ``spark``).
-    The jar goes by the catalog alone; a provider not known here (a table dropped before this capture
-    saw it) counts as Delta's, a known other one (a Parquet table Delta's catalog delegates) does not."""
-    return (provider or PROVIDER).lower() == PROVIDER and session_catalog == DELTA_CATALOG
-
-
 __all__ = [
     "CDF_RELATION",
-    "DELTA_CATALOG",
     "DELTA_TABLE_V2",
     "MAINTENANCE_COMMANDS",
     "PROVIDER",
@@ -248,9 +219,6 @@ __all__ = [
     "cdf_location_field",
     "change_feed_read",
     "complete_written",
-    "drop_log_reads",
-    "in_delta_catalog",
-    "is_log_read",
     "maintained_table",
     "read_version_field",
     "v2_location_field",

@@ -34,10 +34,10 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger, log_once
+from lineage_operators.spark.jvm.spark_classes import LOGICAL
 
 log = get_logger(__name__)
 
-_LOGICAL = "org.apache.spark.sql.catalyst.plans.logical"
 _EXPR = "org.apache.spark.sql.catalyst.expressions"
 #: exprIds of the made-up aliases: far above any a JVM hands out in a test or a task
 _ALIAS_IDS = 1 << 60
@@ -118,12 +118,12 @@ def _clause(clause: Items, columns: list[Items], unset: str) -> Items:
             if expr:
                 values.setdefault(_column_of(children[index]).lower(), expr[0])
     if "Delete" in str(fields.get("class")):
-        return [_node(f"{_LOGICAL}.Keep", 1), *condition]
+        return [_node(f"{LOGICAL}.Keep", 1), *condition]
     row: list[Items] = []
     for column in columns:
         value = values.get(_name(column).lower())
         row.append(value if value is not None else (column if unset == "self" else _null()))
-    return [_node(f"{_LOGICAL}.Keep", 1 + len(row)), *condition, *(i for v in row for i in v)]
+    return [_node(f"{LOGICAL}.Keep", 1 + len(row)), *condition, *(i for v in row for i in v)]
 
 
 def _clauses(command: dict[str, Any], field: str, columns: list[Items], unset: str) -> list[Items]:
@@ -140,20 +140,18 @@ def _merge(command: dict[str, Any], target: Items, source: Items, columns: list[
     not_matched = _clauses(command, "notMatchedClauses", columns, "null")
     by_source = _clauses(command, "notMatchedBySourceClauses", columns, "self")
     # rows of the target no clause touches are copied as they are
-    by_source.append(
-        [_node(f"{_LOGICAL}.Keep", 1 + len(columns)), *_true(), *(i for c in columns for i in c)]
-    )
+    by_source.append([_node(f"{LOGICAL}.Keep", 1 + len(columns)), *_true(), *(i for c in columns for i in c)])
     join_type = "FullOuter$" if not_matched else "LeftOuter$"
     condition = command.get("condition") if isinstance(command.get("condition"), list) else None
     rows = _node(
-        f"{_LOGICAL}.MergeRows",
+        f"{LOGICAL}.MergeRows",
         1,
         output=columns,
         matchedInstructions=matched,
         notMatchedInstructions=not_matched,
         notMatchedBySourceInstructions=by_source,
     )
-    join = _node(f"{_LOGICAL}.Join", 2, joinType={"object": f"{_LOGICAL}.{join_type}"}, condition=condition)
+    join = _node(f"{LOGICAL}.Join", 2, joinType={"object": f"{LOGICAL}.{join_type}"}, condition=condition)
     return [rows, join, *target, *source]
 
 
@@ -168,7 +166,7 @@ def _update(command: dict[str, Any], target: Items, columns: list[Items]) -> Ite
         chosen = [_node(f"{_EXPR}.If", 3), *condition, *value, *column]
         alias = _node(f"{_EXPR}.Alias", 1, child=0, name=_name(column), exprId={"id": _ALIAS_IDS + index})
         project.append([alias, *chosen])
-    return [_node(f"{_LOGICAL}.Project", 1, projectList=project), *target]
+    return [_node(f"{LOGICAL}.Project", 1, projectList=project), *target]
 
 
 def _delete(command: dict[str, Any], target: Items) -> Items:
@@ -176,7 +174,7 @@ def _delete(command: dict[str, Any], target: Items) -> Items:
     if not isinstance(condition, list) or not condition:
         return list(target)  # deletes every row: nothing is kept, no column is read for it
     kept = [_node(f"{_EXPR}.Not", 1, child=0), *condition]
-    return [_node(f"{_LOGICAL}.Filter", 1, condition=kept), *target]
+    return [_node(f"{LOGICAL}.Filter", 1, condition=kept), *target]
 
 
 def rewrite_plan(command_json: str | list[Any]) -> Items | None:

@@ -26,27 +26,25 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.spark.facts import CommitReport
+from lineage_operators.spark.jvm.spark_classes import DSV2_REL, LOGICAL, STRUCT, TABLE
 from lineage_operators.spark.jvm.text import CTSEP, NONE, SEP, SEP2, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
+from lineage_operators.spark.session_facts import METASTORE_URIS_CONFS
 from lineage_operators.spark.tables import iceberg_catalogs as catalogs
 from lineage_operators.spark.tables import iceberg_reports as reports
 from lineage_operators.spark.tables.iceberg_catalogs import IcebergCatalog
 
 log = get_logger(__name__)
 
-_LOGICAL = "org.apache.spark.sql.catalyst.plans.logical"
-DSV2_REL = "org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation"
-V2_TABLE = "org.apache.spark.sql.connector.catalog.Table"
-STRUCT = "org.apache.spark.sql.types.StructType"
 SPARK_TABLE = "org.apache.iceberg.spark.source.SparkTable"
 ICEBERG_TABLE = "org.apache.iceberg.Table"
 SNAPSHOT = "org.apache.iceberg.Snapshot"
 ICEBERG_CATALOGS = ("org.apache.iceberg.spark.SparkCatalog", "org.apache.iceberg.spark.SparkSessionCatalog")
 #: Row-level commands (MERGE INTO, UPDATE, DELETE rewriting files): the target is ``originalTable``.
-ROW_LEVEL_WRITES = (f"{_LOGICAL}.ReplaceData", f"{_LOGICAL}.WriteDelta")
+ROW_LEVEL_WRITES = (f"{LOGICAL}.ReplaceData", f"{LOGICAL}.WriteDelta")
 #: Table properties Iceberg's ``SparkTable`` reports.
 _CURRENT_SNAPSHOT = "current-snapshot-id"
-_HIVE_URIS = ("spark.sql.hive.metastore.uris", "spark.hadoop.hive.metastore.uris")
 #: The snapshot summary's counts of what the snapshot's commit added (rows, bytes, files).
 _ADDED = ("added-records", "added-files-size", "added-data-files")
 Counts = tuple[int | None, int | None, int | None]
@@ -98,7 +96,7 @@ def written_counts(field: str | None) -> Counts | None:
     return parse_added(parts[2]) if len(parts) > 2 else None
 
 
-def written_commit(field: str | None) -> reports.CommitReport | None:
+def written_commit(field: str | None) -> CommitReport | None:
     """The commit report of the current snapshot (the second and fourth parts of :func:`snapshot_field`)."""
     parts = field.split(CTSEP) if field else []
     return reports.parse_commit(parts[1], parts[3]) if len(parts) > 3 else None
@@ -181,10 +179,10 @@ def _commit_values(t: JvmTools) -> Any:
 def _table_fields(t: JvmTools) -> Any:
     prop = ("java.util.Map", "get")
     props = [
-        t.chain((V2_TABLE, "properties"), (*prop, ("java.lang.Object", key)))
+        t.chain((TABLE, "properties"), (*prop, ("java.lang.Object", key)))
         for key in ("location", "provider", "format", _CURRENT_SNAPSHOT)
     ]
-    return t.function(t.builder(t.record([*props, t.chain((V2_TABLE, "schema"), (STRUCT, "json"))], SEP)))
+    return t.function(t.builder(t.record([*props, t.chain((TABLE, "schema"), (STRUCT, "json"))], SEP)))
 
 
 _CONF: dict[tuple[Any, str], IcebergCatalog] = {}
@@ -220,7 +218,7 @@ def catalog_conf(jss: Any, catalog: str) -> IcebergCatalog:
         prefix = f"spark.sql.catalog.{catalog}."
         values = {k: conf.getConfString(prefix + k, None) for k in catalogs.KEYS}
         settings = {k: str(v) for k, v in values.items() if v is not None}
-        metastore = next((m for m in (conf.getConfString(k, None) for k in _HIVE_URIS) if m), None)
+        metastore = next((m for m in (conf.getConfString(k, None) for k in METASTORE_URIS_CONFS) if m), None)
         found = IcebergCatalog(catalog, settings, metastore)
         if catalogs.handler(found) == "glue":
             found = replace(found, glue_arn=_glue_arn(jss))

@@ -41,7 +41,8 @@ The ``catalog`` facet: ``framework`` iceberg, ``source`` spark, ``name`` the Spa
 ``type`` as above, ``warehouseUri`` and ``metadataUri`` the catalog's ``warehouse`` and ``uri`` as set
 (blank ones left out; credentials in them redacted), and ``catalogProperties`` where the handler has
 some (snowflake: ``account_identifier``; lakehouse: ``gcp_project_id``; bigquery: ``gcp_project_id``,
-``gcp_location``).
+``gcp_location``). Its values are the contract's :class:`~lineage_operators.spark.facts.CatalogFacts`; the
+facet is built from them when datasets resolve (:mod:`lineage_operators.spark.table_facets`).
 
 Pure functions of the settings (no Spark): the JVM reading is :func:`..iceberg.catalog_conf`.
 """
@@ -51,9 +52,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from lineage_operators.redaction import redact_url
+from lineage_operators.spark.facts import CatalogFacts
 
 #: The settings (``spark.sql.catalog.<name>.<key>``) naming reads: only these are read from Spark,
 #: never the whole catalog configuration (which can hold credentials).
@@ -102,18 +103,6 @@ class IcebergCatalog:
 
     def get(self, key: str) -> str:
         return self.settings.get(key) or ""
-
-
-@dataclass(frozen=True)
-class CatalogFacts:
-    """The ``catalog`` facet's values, plain strings (built into the facet when datasets resolve)."""
-
-    name: str
-    type: str
-    warehouse_uri: str | None = None
-    metadata_uri: str | None = None
-    properties: tuple[tuple[str, str], ...] = ()
-    framework: str = "iceberg"
 
 
 # --------------------------------------------------------------------------------------------
@@ -249,26 +238,9 @@ def catalog_facts(c: IcebergCatalog) -> CatalogFacts:
     )
 
 
-def catalog_facet(facts: CatalogFacts) -> Any:
-    """openlineage-python's ``CatalogDatasetFacet`` of :class:`CatalogFacts` (no empty properties)."""
-    from openlineage.client.facet_v2 import catalog_dataset
-
-    return catalog_dataset.CatalogDatasetFacet(
-        framework=facts.framework,
-        type=facts.type,
-        name=facts.name,
-        metadataUri=facts.metadata_uri,
-        warehouseUri=facts.warehouse_uri,
-        source="spark",
-        catalogProperties=dict(facts.properties) or None,
-    )
-
-
 __all__ = [
     "KEYS",
-    "CatalogFacts",
     "IcebergCatalog",
-    "catalog_facet",
     "catalog_facts",
     "glue_arn",
     "handler",

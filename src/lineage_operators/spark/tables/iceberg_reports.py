@@ -30,8 +30,7 @@ the scan metrics (:data:`SCAN_METRICS`; the planning timer in milliseconds) and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from lineage_operators.spark.facts import CommitReport, ScanReport
 from lineage_operators.spark.jvm.text import NONE, SEP2, SEP3
 
 #: (snapshot summary key, ``commitMetrics`` field), in the jar's order.
@@ -63,17 +62,6 @@ COUNTERS = (
 ENVIRONMENT = ("engine-name", "engine-version", "iceberg-version", "app-id", "app-name")
 #: The summary keys :func:`..iceberg.snapshot_field` reads, after the sequence number and operation.
 SUMMARY_KEYS = tuple(key for key, _ in COUNTERS) + ENVIRONMENT
-
-
-@dataclass(frozen=True)
-class CommitReport:
-    """The values of one ``icebergCommitReport`` facet (built by :mod:`.iceberg_report_facet`)."""
-
-    snapshot_id: int
-    sequence_number: int | None = None
-    operation: str | None = None
-    metrics: tuple[tuple[str, int], ...] = ()
-    metadata: tuple[tuple[str, str], ...] = ()
 
 
 def _number(text: str | None) -> int | None:
@@ -121,17 +109,6 @@ SCAN_METRICS = (
 )
 
 
-@dataclass(frozen=True)
-class ScanReport:
-    """The values of one ``icebergScanReport`` facet (built by :mod:`.iceberg_report_facet`)."""
-
-    snapshot_id: int
-    filter_description: str = ""
-    projected_field_names: tuple[str, ...] = ()
-    metrics: tuple[tuple[str, int], ...] = ()
-    metadata: tuple[tuple[str, str], ...] = ()
-
-
 def parse_scan(fields: list[str | None]) -> ScanReport | None:
     """The report part of a scan record (snapshot id, filter, projected names :data:`SEP2`-joined,
     :data:`SCAN_METRICS` values :data:`SEP2`-joined, metadata as key :data:`SEP3` value :data:`SEP2`-joined)
@@ -157,8 +134,6 @@ __all__ = [
     "ENVIRONMENT",
     "SCAN_METRICS",
     "SUMMARY_KEYS",
-    "CommitReport",
-    "ScanReport",
     "parse_commit",
     "parse_scan",
 ]

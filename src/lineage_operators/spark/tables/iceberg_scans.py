@@ -23,10 +23,10 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark.facts import RelationFacts
+from lineage_operators.spark.facts import RelationFacts, ScanReport
 from lineage_operators.spark.jvm import classes as jvm_classes
 from lineage_operators.spark.jvm.text import NONE, split_records
-from lineage_operators.spark.tables.iceberg_reports import ScanReport, parse_scan
+from lineage_operators.spark.tables.iceberg_reports import parse_scan
 
 log = get_logger(__name__)
 

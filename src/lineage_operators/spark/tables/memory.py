@@ -12,9 +12,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from lineage_operators.spark.facts import SESSION_CATALOG
+
 #: Plenty for one task; bounds the memory of a task that creates tables in a loop.
 MAX_TABLES = 10_000
-_SESSION_CATALOG = "spark_catalog"
 
 
 class TableMemory:
@@ -27,7 +28,7 @@ class TableMemory:
 
     @staticmethod
     def _key(table: Any) -> tuple[str, str | None, str]:
-        return (table.catalog or _SESSION_CATALOG, table.database, table.table)
+        return (table.catalog or SESSION_CATALOG, table.database, table.table)
 
     def remember(self, table: Any, location: str | None, provider: str | None) -> None:
         """``table`` is a ``TableRef``; a table without location is not remembered."""

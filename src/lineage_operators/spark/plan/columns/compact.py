@@ -38,18 +38,14 @@ from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger, log_once
 from lineage_operators.column_lineage.descriptions import JVM_CAP_CHARS
 from lineage_operators.column_lineage.settings import DEFAULT_MAX_PLAN_LEAF_COLUMNS
+from lineage_operators.spark.jvm.spark_classes import CMD, DS, LOGICAL, QUERY_PLAN, TREE_NODE
 from lineage_operators.spark.jvm.text import NONE, SEP, split_list
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.plan.columns.writer import compact_writer
 
 log = get_logger(__name__)
 
-_LOGICAL = "org.apache.spark.sql.catalyst.plans.logical"
-_DS = "org.apache.spark.sql.execution.datasources"
-_CMD = "org.apache.spark.sql.execution.command"
-TREE_NODE = "org.apache.spark.sql.catalyst.trees.TreeNode"
 _QUERY_EXECUTION = "org.apache.spark.sql.execution.QueryExecution"
-QUERY_PLAN = "org.apache.spark.sql.catalyst.plans.QueryPlan"
 ATTRIBUTE = "org.apache.spark.sql.catalyst.expressions.NamedExpression"
 EXPR_ID = "org.apache.spark.sql.catalyst.expressions.ExprId"
 
@@ -57,15 +53,15 @@ EXPR_ID = "org.apache.spark.sql.catalyst.expressions.ExprId"
 #: Interfaces first: ``DataWritingCommand`` covers InsertIntoHadoopFsRelationCommand,
 #: InsertIntoHiveTable, InsertIntoHiveDirCommand; ``V2WriteCommand`` AppendData & co.
 QUERY_COMMANDS: tuple[tuple[str, bool], ...] = (
-    (f"{_CMD}.DataWritingCommand", True),
-    (f"{_CMD}.CreateDataSourceTableAsSelectCommand", True),
+    (f"{CMD}.DataWritingCommand", True),
+    (f"{CMD}.CreateDataSourceTableAsSelectCommand", True),
     ("org.apache.spark.sql.hive.execution.CreateHiveTableAsSelectCommand", True),
     ("org.apache.spark.sql.hive.execution.OptimizedCreateHiveTableAsSelectCommand", True),
-    (f"{_LOGICAL}.V2WriteCommand", False),
-    (f"{_LOGICAL}.V2CreateTableAsSelectPlan", False),
-    (f"{_DS}.SaveIntoDataSourceCommand", False),
-    (f"{_DS}.InsertIntoDataSourceCommand", False),
-    (f"{_CMD}.InsertIntoDataSourceDirCommand", False),
+    (f"{LOGICAL}.V2WriteCommand", False),
+    (f"{LOGICAL}.V2CreateTableAsSelectPlan", False),
+    (f"{DS}.SaveIntoDataSourceCommand", False),
+    (f"{DS}.InsertIntoDataSourceCommand", False),
+    (f"{CMD}.InsertIntoDataSourceDirCommand", False),
     # a stream's micro-batch into a V1 sink (files; other sinks report no output to map it to)
     ("org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSourceV1", False),
     # ... and into a V2 sink (Kafka)
@@ -76,7 +72,7 @@ QUERY_COMMANDS: tuple[tuple[str, bool], ...] = (
 #: SELECT``, ``saveAsTable``, ``writeTo().create()`` into the session catalog) holds its query outside
 #: its children, so the command's own execution never optimizes it; its lineage is read with
 #: ``optimized=False`` and replaces the nested insert's (column_lineage/merge.py).
-ANALYZED_QUERY_COMMANDS = frozenset({f"{_CMD}.CreateDataSourceTableAsSelectCommand"})
+ANALYZED_QUERY_COMMANDS = frozenset({f"{CMD}.CreateDataSourceTableAsSelectCommand"})
 
 #: Without the compact writer, plans reading more leaf columns than this get no column lineage (one
 #: log line). ``toJSON`` costs about 1 KiB of JSON and 0.1-0.2 ms (JVM + Python) per leaf column of
@@ -120,7 +116,7 @@ def _query_of(t: JvmTools) -> Any:
     return handle
 
 
-def _build_query_facts_fn(t: JvmTools) -> Any:
+def build_query_facts_fn(t: JvmTools) -> Any:
     """Root -> record: has a query, its output size, the written column names (SEP2-joined)."""
     names = t.constant(NONE)
     for cls, named in reversed(QUERY_COMMANDS):
@@ -206,7 +202,7 @@ class PlanJsonReader:
         """:class:`~lineage_operators.column_lineage.PlanColumnLineage` of a write, or None.
 
         ``inputs``: the execution's input relations (with their leaf ``expr_ids``), to size the plan;
-        ``query_facts``: the text of :func:`_build_query_facts_fn` when already read (one call less);
+        ``query_facts``: the text of :func:`build_query_facts_fn` when already read (one call less);
         ``execution``: the ``QueryExecution`` when ``root`` is None: the plan writer then takes its
         analyzed plan JVM-side (one call less); ``rendered``: the one-call read's plan part, so
         no call at all when it holds the JSON; ``optimized``: False for the commands of
@@ -246,7 +242,7 @@ class PlanJsonReader:
             facts = query_facts
             if facts is None:
                 root = root if root is not None else execution.analyzed()
-                facts = self._t.read(self._t.cached("plan_json.query", _build_query_facts_fn).apply(root))
+                facts = self._t.read(self._t.cached("plan_json.query", build_query_facts_fn).apply(root))
         except Exception as exc:
             log_once(log, "facts", logging.INFO, "lineage capture: no column lineage: %s", describe(exc))
             return None
