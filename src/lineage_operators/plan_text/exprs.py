@@ -34,7 +34,8 @@ AGGREGATES = {
     "stddev_samp": "StddevSamp", "stddev_pop": "StddevPop", "variance": "VarianceSamp",
     "var_samp": "VarianceSamp", "var_pop": "VariancePop", "approx_count_distinct": "HyperLogLogPlusPlus",
     "percentile": "Percentile", "percentile_approx": "ApproximatePercentile", "median": "Median",
-    "approx_percentile": "ApproximatePercentile", "mode": "Mode", "corr": "Corr", "covar_pop": "CovPopulation",
+    "approx_percentile": "ApproximatePercentile", "mode": "Mode", "corr": "Corr",
+    "covar_pop": "CovPopulation",
     "covar_samp": "CovSample", "bool_and": "BoolAnd", "bool_or": "BoolOr", "every": "BoolAnd",
     "any": "BoolOr", "some": "BoolOr", "max_by": "MaxBy", "min_by": "MinBy", "count_if": "CountIf",
     "pivotfirst": "PivotFirst", "skewness": "Skewness", "kurtosis": "Kurtosis", "listagg": "ListAgg",
@@ -280,7 +281,7 @@ class ExprParser:
             return parts[0] if kind == "group" and len(parts) == 1 else Expr("CreateArray", parts)
         return Expr("Literal", [], {"text": item} if isinstance(item, str) else {})
 
-    def _combine(self, items: list[Any]) -> Expr:  # noqa: C901, PLR0911, PLR0912
+    def _combine(self, items: list[Any]) -> Expr:
         if not items:
             return Expr("Literal")
         if "AS" in items[1:]:  # ``x AS name`` left in a name (pivot's): the expression is x
@@ -334,7 +335,9 @@ class ExprParser:
         return head
 
     def _case(self, items: list[Any]) -> Expr:
-        children, part, keyword = [], [], None
+        children: list[Expr] = []
+        part: list[Any] = []
+        keyword: str | None = None
         for item in [*items, "WHEN"]:
             if isinstance(item, str) and item in ("WHEN", "THEN", "ELSE"):
                 if keyword is not None:
@@ -345,9 +348,9 @@ class ExprParser:
         return Expr("CaseWhen", children)
 
 
-_OPERATORS = frozenset(
-    {op for level in _LEVELS for op in level} | {"NOT", "CASE", "WHEN", "THEN", "ELSE", "END", "AS", "if", "else"}
-)
+_KEYWORDS = frozenset({"NOT", "CASE", "WHEN", "THEN", "ELSE", "END", "AS", "if", "else", "FILTER", "WHERE"})
+#: Words after which ``(`` opens a group, not a function call's arguments.
+_OPERATORS = frozenset({op for level in _LEVELS for op in level} | _KEYWORDS)
 
 
 def _type_text(item: Any) -> str:

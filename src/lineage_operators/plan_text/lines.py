@@ -35,9 +35,14 @@ def analyzed_section(explain: str) -> list[str]:
     body = explain[start + len(ANALYZED) :].lstrip("\n")
     end = body.find("\n== ")
     lines = [line for line in (body if end < 0 else body[:end]).split("\n") if line.strip()]
-    if len(lines) > 1 and not _PREFIX.match(lines[1]).group(1) and not _PREFIX.match(lines[0]).group(1):
+    if len(lines) > 1 and not _prefix(lines[1]) and not _prefix(lines[0]):
         lines = lines[1:]  # "a: bigint, b: string": the query's output schema, not a node
     return lines
+
+
+def _prefix(line: str) -> str:
+    match = _PREFIX.match(line)
+    return match.group(1) if match else ""
 
 
 def line_tree(lines: list[str]) -> Line | None:
@@ -45,7 +50,7 @@ def line_tree(lines: list[str]) -> Line | None:
     root: Line | None = None
     stack: list[Line] = []
     for raw in lines:
-        prefix = _PREFIX.match(raw).group(1)
+        prefix = _prefix(raw)
         if len(prefix) % 3:
             return None
         line = Line(raw[len(prefix) :], len(prefix) // 3)

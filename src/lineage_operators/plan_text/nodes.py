@@ -72,7 +72,7 @@ class Renderer:
 
     # -- one node --------------------------------------------------------------------------------
 
-    def _node(self, cls: str, args: str, line: Line, view: str | None) -> dict[str, Any]:  # noqa: PLR0911
+    def _node(self, cls: str, args: str, line: Line, view: str | None) -> dict[str, Any]:
         if _LEAF.match(cls) or cls.startswith("Relation"):
             return self._leaf(cls, args, view)
         if cls in PASS_THROUGH or cls in ("Distinct", "OneRowRelation"):
@@ -96,7 +96,10 @@ class Renderer:
         if cls == "Window":
             return {"class": cls, "windowExpressions": self._list(parser, parts[0] if parts else "")}
         if cls == "Sort":
-            return {"class": cls, "order": [self._items(e) for e in parser.parse_list(parts[0] if parts else "")]}
+            return {
+                "class": cls,
+                "order": [self._items(e) for e in parser.parse_list(parts[0] if parts else "")],
+            }
         if cls == "Join":
             kind = parts[0] if parts else ""
             if kind not in _JOIN_TYPES:
@@ -110,7 +113,10 @@ class Renderer:
         if cls in ("Union", "Intersect", "Except"):
             return {"class": cls, "isAll": bool(parts) and parts[0] == "true"}
         if cls == "Deduplicate":
-            return {"class": cls, "keys": [self._items(e) for e in parser.parse_list(parts[0] if parts else "")]}
+            return {
+                "class": cls,
+                "keys": [self._items(e) for e in parser.parse_list(parts[0] if parts else "")],
+            }
         if cls == "Expand":
             rows = [[self._items(e) for e in parser.parse_list(row)] for row in split_top(parts[0][1:-1])]
             return {"class": cls, "projections": rows, "output": self._attrs(parser, parts[-1])}
@@ -143,7 +149,7 @@ class Renderer:
             if kind == "RelationV2":
                 table = text[close_at + 1 :].strip() or None
             elif kind == "Relation":
-                table = text[len("Relation") :open_at].strip() if text.startswith("Relation") else None
+                table = text[len("Relation") : open_at].strip() if text.startswith("Relation") else None
                 table = (text[:open_at].strip() or None) if table is None else (table or None)
                 file_format = text[close_at + 1 :].strip() or None
         columns = []
@@ -194,7 +200,12 @@ class Renderer:
             kind = self._type_of(child)
             if kind is not None:
                 self.types.setdefault(ident, kind)
-            out.append([{"class": "Alias", "num-children": 1, "name": name, "exprId": {"id": ident}}, *self._items(child)])
+            out.append(
+                [
+                    {"class": "Alias", "num-children": 1, "name": name, "exprId": {"id": ident}},
+                    *self._items(child),
+                ]
+            )
         return out
 
     def _attrs(self, parser: ExprParser, text: str) -> list[list[dict[str, Any]]]:
@@ -232,7 +243,12 @@ def _view_name(args: str) -> str | None:
 
 
 def _attr(ident: int, name: str, kind: str | None) -> dict[str, Any]:
-    item: dict[str, Any] = {"class": "AttributeReference", "num-children": 0, "name": name, "exprId": {"id": ident}}
+    item: dict[str, Any] = {
+        "class": "AttributeReference",
+        "num-children": 0,
+        "name": name,
+        "exprId": {"id": ident},
+    }
     if kind is not None:
         item["dataType"] = kind
     return item
