@@ -30,6 +30,9 @@ log = get_logger(__name__)
 
 #: ``spark.sql.debug.maxToStringFields`` for the second ask of a plan Spark cut.
 WIDE_FIELDS = 100_000
+#: Plan texts longer than this give no facet (one log line): parsing costs about 2 s a MB, and the
+#: server's explain of such a plan took tens of seconds (docs/history.md, 2026-11-29 evening).
+MAX_PLAN_CHARS = 2_000_000
 #: Leaves with no dataset (VALUES, ranges, a row of literals): their columns are nobody's inputs.
 NO_DATASET = frozenset({"LocalRelation", "Range", "OneRowRelation"})
 
@@ -80,10 +83,13 @@ class _Fetched:
 
 def _plan(explain: Callable[[bool], str]) -> _Fetched | None:
     text = explain(False)
-    plan = parse_analyzed(text)
+    plan = parse_analyzed(text) if len(text) <= MAX_PLAN_CHARS else None
     if plan is not None and plan.truncated:
         text = explain(True)
-        plan = parse_analyzed(text)
+        plan = parse_analyzed(text) if len(text) <= MAX_PLAN_CHARS else None
+    if len(text) > MAX_PLAN_CHARS:
+        _skip(f"the server's plan text has {len(text)} characters (more than {MAX_PLAN_CHARS})")
+        return None
     if plan is None or not plan.items:
         _skip("no analyzed plan in the server's answer")
         return None

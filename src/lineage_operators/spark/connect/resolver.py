@@ -394,8 +394,8 @@ class ConnectResolver:
         from lineage_operators.spark.connect.columns.frame_columns import read_key
         from lineage_operators.spark.connect.columns.sql_columns import column_names
 
-        if statement_kind(text) == "merge":
-            return None
+        if statement_kind(text) == "merge" or self.describe:
+            return None  # descriptions need the expressions' SQL texts, which the plan text has not
         paths = [rels for table, rels in sources.items() if table.path]
 
         def candidates(view: str | None) -> list[list[RelationFacts]]:
