@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -99,7 +100,15 @@ def _plan(explain: Callable[[bool], str]) -> _Fetched | None:
     if plan.unknown:
         _skip("plan text not understood: " + ", ".join(plan.unknown[:5]))
         return None
+    if _NOT_YET.search(text.split("== Optimized", 1)[0]):
+        _skip("a PIVOT or a persistent view: not compared with a classic session yet")
+        return None
     return _Fetched(text, plan)
+
+
+#: Plans the corpus does not show identical to a classic session yet (the existing parity scenarios
+#: differ): PIVOT's ``pivotfirst`` and persistent views (``View (`catalog`.`db`.`v`, ...)``).
+_NOT_YET = re.compile(r"pivotfirst\(|View \(`[^`]*`\.")
 
 
 def _join_leaves(
