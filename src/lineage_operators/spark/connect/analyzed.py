@@ -34,6 +34,12 @@ WIDE_FIELDS = 100_000
 #: Plan texts longer than this give no facet (one log line): parsing costs about 2 s a MB, and the
 #: server's explain of such a plan took tens of seconds (docs/history.md, 2026-11-29 evening).
 MAX_PLAN_CHARS = 2_000_000
+#: Plan text per character of SQL and per (output column x SELECT) the size guess before asking
+#: assumes: TPC-H's statements (0.5-2 KB) give 3-13 KB of plan text; a 50-way ``UNION ALL`` of 300
+#: computed columns gave 3.1 MB (about 200 characters per column and branch).
+CHARS_PER_SQL_CHAR = 10
+CHARS_PER_COLUMN_AND_SELECT = 200
+_SELECT = re.compile(r"\bselect\b", re.IGNORECASE)
 #: Leaves with no dataset (VALUES, ranges, a row of literals): their columns are nobody's inputs.
 NO_DATASET = frozenset({"LocalRelation", "Range", "OneRowRelation"})
 
@@ -46,15 +52,23 @@ def analyzed_column_lineage(
     ids: Iterator[int],
     *,
     optimized: bool = True,
+    statement: str = "",
 ) -> PlanColumnLineage | None:
     """The written query's column lineage from the server's analyzed plan, or None (logged once).
 
     ``explain(wide)``: the statement's ``explain(extended)`` text from the server (``wide``: with
     lists uncut); ``inputs``: the execution's input relations; ``file_candidates(view)``: the
     relation lists a file leaf under that temp view (None: under none) may be; ``ids``: the
-    capture's id counter (the server's exprIds are renumbered into it).
+    capture's id counter (the server's exprIds are renumbered into it); ``statement``: the SQL text,
+    whose guessed plan size (:func:`expected_plan_chars`) decides before asking: the server analyzes,
+    optimizes and plans the statement for explain, tens of seconds for a plan of megabytes, on the
+    task's thread.
     """
     try:
+        guess = expected_plan_chars(statement, len(output_names or ()))
+        if guess > MAX_PLAN_CHARS:
+            _skip(f"the statement's plan text would be about {guess} characters (more than {MAX_PLAN_CHARS})")
+            return None
         plan = _plan(explain)
         if plan is None:
             return None
@@ -73,6 +87,14 @@ def analyzed_column_lineage(
         _skip(describe(exc))
         return None
     return _renumbered(lineage, joined, ids)
+
+
+def expected_plan_chars(statement: str, output_columns: int) -> int:
+    """A guess, from what the client knows before asking, of the plan text's length: the larger of
+    the SQL text's length and the output columns times its SELECTs (each a node listing about that
+    many columns), scaled by the measured ratios above."""
+    selects = max(1, len(_SELECT.findall(statement)))
+    return max(CHARS_PER_SQL_CHAR * len(statement), CHARS_PER_COLUMN_AND_SELECT * output_columns * selects)
 
 
 class _Fetched:
@@ -210,4 +232,4 @@ def _skip(reason: str) -> None:
     )
 
 
-__all__ = ["WIDE_FIELDS", "analyzed_column_lineage"]
+__all__ = ["WIDE_FIELDS", "analyzed_column_lineage", "expected_plan_chars"]

@@ -412,6 +412,7 @@ class ConnectResolver:
             candidates,
             self._ids,
             optimized=optimized,
+            statement=text,
         )
 
     def _select_columns(self, text: str, output: RelationFacts, rels_of: Any, optimized: bool = True) -> Any:
