@@ -1,6 +1,6 @@
 """spark/connect/analyzed.py asks the server for a statement's plan only when the plan's guessed size
 (from the SQL text and the output columns, known before asking) fits: the explain of a plan of
-megabytes took tens of seconds on the server, on the task's thread."""
+megabytes took tens of seconds on the server, inside the task's time."""
 
 from __future__ import annotations
 

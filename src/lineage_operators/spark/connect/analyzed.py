@@ -61,8 +61,8 @@ def analyzed_column_lineage(
     relation lists a file leaf under that temp view (None: under none) may be; ``ids``: the
     capture's id counter (the server's exprIds are renumbered into it); ``statement``: the SQL text,
     whose guessed plan size (:func:`expected_plan_chars`) decides before asking: the server analyzes,
-    optimizes and plans the statement for explain, tens of seconds for a plan of megabytes, on the
-    task's thread.
+    optimizes and plans the statement for explain, tens of seconds for a plan of megabytes, which the
+    capture's stop at the task's end waits for.
     """
     try:
         guess = expected_plan_chars(statement, len(output_names or ()))
