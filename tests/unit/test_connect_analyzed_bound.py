@@ -11,6 +11,7 @@ from lineage_operators.spark.connect.analyzed import (
     MAX_PLAN_CHARS,
     analyzed_column_lineage,
     expected_plan_chars,
+    explains_without_running,
 )
 
 _TPCH = Path(__file__).resolve().parents[1] / "spark" / "tpch"
@@ -63,3 +64,13 @@ def test_a_short_statement_over_a_wide_union_is_not_asked_for() -> None:
 def test_a_long_statement_of_few_columns_is_not_asked_for() -> None:
     text = "SELECT a FROM t WHERE a IN (" + ", ".join(str(i) for i in range(60_000)) + ")"
     assert _asked(text, 1) == []
+
+
+def test_only_servers_that_do_not_run_an_explained_command_are_asked() -> None:
+    """A 4.0 server runs the SQL command it explains (an INSERT inserted twice): never asked."""
+    assert not explains_without_running("4.0.1")
+    assert not explains_without_running("3.5.3")
+    assert not explains_without_running("unknown")
+    assert explains_without_running("4.1.0")
+    assert explains_without_running("4.3.0-SNAPSHOT")
+    assert explains_without_running("5.0.0")

@@ -156,10 +156,15 @@ class ServerLookups:
 
     def analyzed_plan(self, text: str, wide: bool = False) -> str:
         """``explain(extended)`` of a SQL statement (``AnalyzePlan``: analyzed, never run), uncached;
-        ``wide``: with ``spark.sql.debug.maxToStringFields`` raised for this call and restored."""
+        ``wide``: with ``spark.sql.debug.maxToStringFields`` raised for this call and restored.
+        Refused (LookupError) on a server that runs a command it is asked to explain (4.0: an
+        ``INSERT`` explained was inserted once more)."""
         from pyspark.sql.connect.proto import relations_pb2
 
-        from lineage_operators.spark.connect.analyzed import WIDE_FIELDS
+        from lineage_operators.spark.connect.analyzed import WIDE_FIELDS, explains_without_running
+
+        if not explains_without_running(self.version()):
+            raise LookupError(f"a Spark {self.version()} server runs the SQL command it is asked to explain")
 
         relation = relations_pb2.Relation()
         relation.sql.query = text
