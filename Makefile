@@ -106,7 +106,7 @@ test-lowest: $(LOWEST_VENV)/.installed $(SERVICES)
 # CONNECT_SYSTEM_TESTS; Spark tests before system tests, as the shared session must be the process's
 # first): the client internals the interceptor uses, the classic/Connect parity of datasets and of
 # DataFrame column lineage (the Relation protobufs the client sends), the SQL corpus's column lineage (TPC-H
-# and our own statements, classic vs Connect: about 2 minutes a line on 2 cores, all 60 statements in one
+# and our own statements, classic vs Connect: 75-115 s a line on 2 cores, all 60 statements in one
 # capture a side), and the operator and an unmodified task on a Connect server: about 3 minutes more per
 # line, all of them kept. The newest line
 # runs them in `make test`. On SYSTEM_TESTS_ELSEWHERE the line's system tests run in the lower-bound environment of
