@@ -145,24 +145,27 @@ def fault_dag(
     between: Mapping[str, Callable[[], None]] | None = None,
     master: str | None = None,
     conf: Mapping[str, str] | None = None,
+    pair_conf: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Any:
     """``warm_up >> ours_<pair> >> plain_<pair> >> ...`` in the order of ``pairs`` (``healthy`` first: the
     run's measure of our cost without a fault); ``between[name]`` runs before ``plain_<name>`` (a service
     brought back). Every task runs whatever failed before it; a failed one records its error classes.
 
-    ``warm_up`` takes ``dag.test()``'s first-task costs (Airflow's in-process execution API starts then,
-    before the task's START event is timed) off the first side. ``fileloc``: the DAG file's ``__file__``,
-    which ``dag.test()`` parses again."""
+    ``warm_up`` (:func:`_warm_up`) takes the process's first-task costs off the first side. ``fileloc``:
+    the DAG file's ``__file__``, which ``dag.test()`` parses again. ``conf``: both sides' session conf,
+    ``pair_conf[name]`` that pair's instead."""
     import pendulum
     from airflow.providers.standard.operators.python import PythonOperator
     from airflow.sdk import DAG
 
     from lineage_operators import LineageAwarePySparkOperator
 
-    settings = dict(conf or {})
     with DAG(dag_id, schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC"), catchup=False) as dag:
-        previous = PythonOperator(task_id="warm_up", python_callable=_nothing)
+        previous = LineageAwarePySparkOperator(
+            task_id="warm_up", python_callable=_warm_up, master=master, config_kwargs=conf or None
+        )
         for name, job in pairs.items():
+            settings = dict((pair_conf or {}).get(name, conf or {}))
             ours = LineageAwarePySparkOperator(
                 task_id=f"ours_{name}",
                 python_callable=job,
@@ -194,5 +197,7 @@ def fault_dag(
     return dag
 
 
-def _nothing() -> None:
-    """``warm_up``'s callable."""
+def _warm_up(spark: Any) -> None:
+    """``warm_up``'s code: dag.test()'s first task starts Airflow's in-process execution API, and the
+    process's first capture of a write compiles its JVM-side helpers; neither is a side's cost."""
+    spark.range(1).write.mode("overwrite").parquet(str(folder() / "warm_up"))
