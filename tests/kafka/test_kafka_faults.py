@@ -24,25 +24,23 @@ from tests.support.table_format_session import load_dag_module
 from lineage_operators.testing import DagRunResult, load_dag
 
 DAG_FILE = Path(__file__).parent / "dags" / "kafka_faults.py"
-SIDES = ("ours_healthy", "plain_healthy", "ours_stopped", "plain_stopped")
 
 
 @pytest.fixture
-def topics(kafka_session: tuple[Any, ...], kafka_broker: KafkaBroker) -> Iterator[dict[str, str]]:
-    """A topic per side with its first records; the broker running again after the test, whatever it did."""
+def topic(kafka_session: tuple[Any, ...], kafka_broker: KafkaBroker) -> Iterator[str]:
+    """The topic the sides stream, with its first records; the broker running again after the test,
+    whatever it did (the suite's other tests use it)."""
     spark = kafka_session[0]
-    dag = load_dag_module(DAG_FILE, "kafka_faults_dag")
-    names = {name: dag.topic(name) for name in SIDES}
-    create_topics(spark, kafka_broker.bootstrap, list(names.values()))
+    name = load_dag_module(DAG_FILE, "kafka_faults_dag").TOPIC
+    create_topics(spark, kafka_broker.bootstrap, [name])
     records = spark.createDataFrame([(str(i), f"order {i}") for i in range(10)], "key string, value string")
-    for name in names.values():
-        records.write.format("kafka").option("kafka.bootstrap.servers", kafka_broker.bootstrap).option(
-            "topic", name
-        ).save()
+    records.write.format("kafka").option("kafka.bootstrap.servers", kafka_broker.bootstrap).option(
+        "topic", name
+    ).save()
     try:
-        yield names
+        yield name
     finally:
-        kafka_broker.resume()  # the suite's other tests use it
+        kafka_broker.resume()
 
 
 def test_kafka_stopped_mid_stream_ends_our_task_as_it_ends_without_us(
@@ -50,7 +48,7 @@ def test_kafka_stopped_mid_stream_ends_our_task_as_it_ends_without_us(
     run_dag: Callable[..., DagRunResult],
     kafka_session: tuple[Any, ...],
     kafka_broker: KafkaBroker,
-    topics: dict[str, str],
+    topic: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
@@ -79,6 +77,6 @@ def test_kafka_stopped_mid_stream_ends_our_task_as_it_ends_without_us(
     assert_as_without_us(ours, plain, healthy)
     namespace = f"kafka://{kafka_broker.bootstrap}"
     for outcome, name in ((healthy[0], "ours_healthy"), (ours, "ours_stopped")):
-        assert outcome.datasets("inputs") == [(namespace, topics[name])], outcome.event
+        assert outcome.datasets("inputs") == [(namespace, topic)], outcome.event
         assert outcome.datasets("outputs") == [("file", str(faults / "out" / name))], outcome.event
     assert our_warnings(caplog.records) == []

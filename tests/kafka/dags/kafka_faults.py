@@ -1,13 +1,13 @@
 """The Kafka broker stopped mid-stream (tests/kafka/test_kafka_faults.py): our task and the same code
 without us, healthy first (the run's measure of our cost), then each meeting the fault.
 
-Each side streams its own topic (``faults_<side>``, filled by the test) into Parquet files with Structured
-Streaming. After the first batch (``processAllAvailable``) the healthy pair stops its query; the
-``stopped`` pair asks the test to stop the broker (killed), waits until its port refuses connections, then
-waits for the query, whose next batch cannot fetch the topic's offsets: it fails once Kafka's client gives
-up (short timeouts and one retry, the same options on both sides), and the task with it.
-``before_plain_stopped`` has the broker started again. Both sides use the suite's active session, as tasks
-on a cluster whose image carries Spark's Kafka connector.
+Each side streams topic :data:`TOPIC` (filled by the test) from its start into Parquet files of its
+own with Structured Streaming. After the first batch (``processAllAvailable``) the healthy pair stops its
+query; the ``stopped`` pair asks the test to stop the broker (killed), waits until its port refuses
+connections, then waits for the query, whose next batch cannot fetch the topic's offsets: it fails once
+Kafka's client gives up (short timeouts and one retry, the same options on both sides), and the task
+with it. ``before_plain_stopped`` has the broker started again. Both sides use the suite's active
+session, as tasks on a cluster whose image carries Spark's Kafka connector.
 """
 
 from __future__ import annotations
@@ -32,8 +32,7 @@ SOURCE_OPTIONS = {
 QUERY_WAIT_S = 120
 
 
-def topic(side: str) -> str:
-    return f"faults_{side}"
+TOPIC = "faults_orders"
 
 
 def _broker() -> tuple[str, int]:
@@ -49,7 +48,7 @@ def stream(spark: Any, side: str) -> None:
     for key, value in SOURCE_OPTIONS.items():
         reader = reader.option(key, value)
     query = (
-        reader.option("subscribe", topic(side))
+        reader.option("subscribe", TOPIC)
         .load()
         .selectExpr("CAST(key AS STRING) AS key", "CAST(value AS STRING) AS value")
         .writeStream.format("parquet")

@@ -40,7 +40,8 @@ def copy(spark: Any, side: str) -> None:
     frame = spark.read.schema(SCHEMA).option("header", "true").csv(f"s3a://{bucket(side)}/in")
     if side.endswith("_stopped"):
         host, port = _server()
-        pause = F.udf(down_waiter(f"{side}.halt_s3", str(folder()), host, port), "int")
+        # a plain Python UDF: Spark 4's default Arrow-optimized one needs pyarrow in the Python workers
+        pause = F.udf(down_waiter(f"{side}.halt_s3", str(folder()), host, port), "int", useArrow=False)
         frame = frame.withColumn("order_id", pause("order_id"))
     frame.write.mode("overwrite").parquet(f"s3a://{bucket(side)}/out")
 
