@@ -25,8 +25,20 @@ from lineage_operators.testing import DagRunResult, load_dag
 DAG_FILE = Path(__file__).parent / "dags" / "hive_faults.py"
 
 
+@pytest.fixture
+def jvm_of_its_own() -> None:
+    """The process's JVM launched by a session without Hive support, when no test launched it before: the
+    conf of the session that launches it stays as the JVM's system properties, read by every later one."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    if SparkContext._gateway is None:
+        SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate().stop()
+
+
 def test_hive_metastore_unreachable_at_session_start_ends_our_tasks_as_without_us(
     *,
+    jvm_of_its_own: None,
     run_dag: Callable[..., DagRunResult],
     base_dir: Path,
     monkeypatch: pytest.MonkeyPatch,

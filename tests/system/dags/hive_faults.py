@@ -25,6 +25,9 @@ LOCAL = {
     "spark.ui.enabled": "false",
     "spark.sql.shuffle.partitions": "1",
     "spark.sql.warehouse.dir": f"{BASE_DIR}/warehouse",
+    # said, not left out: a JVM launched by a session with Hive support keeps its conf as system properties,
+    # which every later session of the process reads
+    "spark.sql.catalogImplementation": "in-memory",
 }
 #: Hive support on a metastore nobody serves; its client gives up after one retry 5 s later, per try of
 #: Spark's (two): a connect cycle of ~10 s, which one more by us could not hide.
