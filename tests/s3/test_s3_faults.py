@@ -4,7 +4,10 @@ Our task and the same code without us run in one DAG run (``dag.test()``, the pr
 on this directory's session, healthy first, then each meeting the fault: both fail with the same error,
 ours no longer than the plain one beyond what the healthy pair cost us plus tests/support/faults.py's
 bound, and ours reports in its FAIL event what it read and the S3 output it was writing. None of our log
-lines warns or speaks of a retry.
+lines warns or speaks of a retry, and S3A counted the same requests and retries on both sides' own
+filesystems: nothing of ours asked the dead server anything (a capture that asks whether its output
+exists, once, on the task's thread, breaks that; the time bound alone does not see it: S3A's short
+retries here give up within the noise of a shared machine).
 """
 
 from __future__ import annotations
@@ -81,3 +84,16 @@ def test_s3_stopped_mid_write_fails_our_task_as_it_fails_without_us(
     assert ours.datasets("outputs") == [("s3://faults-ours-stopped", "out")]
     assert healthy[0].datasets("outputs") == [("s3://faults-ours-healthy", "out")]
     assert our_warnings(caplog.records) == []
+    # what each side asked S3, request by request and retry by retry, as S3A counted it on the side's own
+    # filesystem: the same, whatever the machine's load, and one request of ours would show
+    plain_calls = s3a_counters(s3_session[0], "faults-plain-stopped")
+    assert plain_calls["store_io_retry"] > 0, plain_calls  # the plain task met the dead server
+    assert s3a_counters(s3_session[0], "faults-ours-stopped") == plain_calls
+
+
+def s3a_counters(spark: Any, bucket: str) -> dict[str, int]:
+    """The counters of S3A's statistics for ``bucket``'s filesystem (the instance its side's task used)."""
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(f"s3a://{bucket}/")
+    fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    return {str(key): int(value) for key, value in fs.getIOStatistics().counters().items()}
