@@ -146,12 +146,14 @@ def fault_dag(
     master: str | None = None,
     conf: Mapping[str, str] | None = None,
     pair_conf: Mapping[str, Mapping[str, str]] | None = None,
+    warm_up: Callable[[Any], None] | None = None,
 ) -> Any:
     """``warm_up >> ours_<pair> >> plain_<pair> >> ...`` in the order of ``pairs`` (``healthy`` first: the
     run's measure of our cost without a fault); ``between[name]`` runs before ``plain_<name>`` (a service
     brought back). Every task runs whatever failed before it; a failed one records its error classes.
 
-    ``warm_up`` (:func:`_warm_up`) takes the process's first-task costs off the first side. ``fileloc``:
+    ``warm_up`` (:func:`warm_up_write` unless given) takes the process's first-task costs off the first
+    side. ``fileloc``:
     the DAG file's ``__file__``, which ``dag.test()`` parses again. ``conf``: both sides' session conf,
     ``pair_conf[name]`` that pair's instead."""
     import pendulum
@@ -162,7 +164,10 @@ def fault_dag(
 
     with DAG(dag_id, schedule=None, start_date=pendulum.datetime(2026, 1, 1, tz="UTC"), catchup=False) as dag:
         previous = LineageAwarePySparkOperator(
-            task_id="warm_up", python_callable=_warm_up, master=master, config_kwargs=conf or None
+            task_id="warm_up",
+            python_callable=warm_up or warm_up_write,
+            master=master,
+            config_kwargs=conf or None,
         )
         for name, job in pairs.items():
             settings = dict((pair_conf or {}).get(name, conf or {}))
@@ -197,7 +202,7 @@ def fault_dag(
     return dag
 
 
-def _warm_up(spark: Any) -> None:
+def warm_up_write(spark: Any) -> None:
     """``warm_up``'s code: dag.test()'s first task starts Airflow's in-process execution API, and the
     process's first capture of a write compiles its JVM-side helpers; neither is a side's cost."""
     spark.range(1).write.mode("overwrite").parquet(str(folder() / "warm_up"))

@@ -3,9 +3,10 @@ healthy first (the run's measure of our cost), then each meeting the fault.
 
 Each side reads a CSV object from its own bucket (``faults-<side>``) of the test's fault server (an
 S3Proxy of its own: the suite's server and S3A's pooled connections to it stay whole) and writes it back
-as Parquet. On the ``stopped`` pair the rows pass a UDF that, once the write's tasks run, asks the test to
-stop the server (S3Proxy killed) and waits until its port refuses connections: the write then meets a
-dead S3. ``before_plain_stopped`` has the server started again; each bucket has an S3A filesystem of its
+as Parquet through a Python UDF: on the ``stopped`` pair one that, once the write's tasks run, asks the
+test to stop the server (S3Proxy killed) and waits until its port refuses connections (the write then
+meets a dead S3), on the healthy pair one that passes the rows on. ``warm_up`` starts the session's Python
+workers. ``before_plain_stopped`` has the server started again; each bucket has an S3A filesystem of its
 own, first used by its side. Both sides use the suite's active session, as tasks on a cluster whose image
 carries S3A and its conf (few and short S3A retries: tests/support/s3_server.py's ``s3a_conf``; the
 buckets' endpoint: the test's fixture).
@@ -40,14 +41,36 @@ def copy(spark: Any, side: str) -> None:
     frame = spark.read.schema(SCHEMA).option("header", "true").csv(f"s3a://{bucket(side)}/in")
     if side.endswith("_stopped"):
         host, port = _server()
-        # a plain Python UDF: Spark 4's default Arrow-optimized one needs pyarrow in the Python workers
-        pause = F.udf(down_waiter(f"{side}.halt_s3", str(folder()), host, port), "int", useArrow=False)
-        frame = frame.withColumn("order_id", pause("order_id"))
+        function = down_waiter(f"{side}.halt_s3", str(folder()), host, port)
+    else:
+
+        def function(value: Any) -> Any:  # the same plan, healthy: a Python UDF that passes rows on
+            return value
+
+    # a plain Python UDF: Spark 4's default Arrow-optimized one needs pyarrow in the Python workers
+    frame = frame.withColumn("order_id", F.udf(function, "int", useArrow=False)("order_id"))
     frame.write.mode("overwrite").parquet(f"s3a://{bucket(side)}/out")
+
+
+def warm_up(spark: Any) -> None:
+    """A write through a Python UDF: the session's Python workers start here, not in the first side."""
+    from pyspark.sql import functions as F
+
+    def function(value: Any) -> Any:
+        return value
+
+    frame = spark.range(2).withColumn("id", F.udf(function, "long", useArrow=False)("id"))
+    frame.write.mode("overwrite").parquet(str(folder() / "warm_up"))
 
 
 def bring_back() -> None:
     ask("resume_s3", lambda: accepts(*_server()))
 
 
-dag = fault_dag("s3_faults", __file__, {"healthy": copy, "stopped": copy}, between={"stopped": bring_back})
+dag = fault_dag(
+    "s3_faults",
+    __file__,
+    {"healthy": copy, "stopped": copy},
+    between={"stopped": bring_back},
+    warm_up=warm_up,
+)
