@@ -79,7 +79,7 @@ spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 # tests/system/test_fault_matrix.py and test_assertion_dag.py). `make test-lowest LOWEST_TESTS="tests/spark tests/system"` runs everything
 # (Spark tests first, as in `make test`: their shared session must be the first one of the process).
 LOWEST_TESTS ?= tests/system --ignore=tests/system/test_without_openlineage.py --ignore=tests/system/test_lineage_view.py \
-	--ignore=tests/system/test_marquez.py --ignore=tests/system/test_marquez_faults.py \
+	--ignore=tests/system/test_marquez.py --ignore=tests/system/test_marquez_faults.py --ignore=$(FAULT_SYSTEM_TESTS) \
 	--deselect=tests/system/test_unmodified_tasks_cli.py::test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider \
 	$(LOG_MASKING_ELSEWHERE) $(FORKS_CLI_ELSEWHERE)
 
@@ -161,6 +161,13 @@ test-spark-lines: $(addprefix test-spark-,$(SPARK_LINES))
 
 .PRECIOUS: .venv-spark-%/.installed
 
+# Issue 52's faults of the data systems, each where its Spark conf allows, on Spark 3.5 and the newest line: the S3
+# server stopped mid-write in tests/s3 and the Kafka broker stopped mid-stream in tests/kafka (their suites' sessions
+# and servers), the Hive metastore unreachable at session start here (each task starts its own session with Hive
+# support, which pyspark's own jars carry): the main suite runs it on the newest line, `make test-lowest-spark` on
+# 3.5 (`make test-lowest` leaves it out).
+FAULT_SYSTEM_TESTS := tests/system/test_hive_faults.py
+
 # The lower bound of the `spark` extra alone (pyspark 3.5.0, with the lowest Airflow, providers and
 # openlineage-python): `make test-lowest` cannot show it, as the `connect` extra lifts pyspark to 4.0.0. It runs
 # Spark 3.5's system tests (LINE_SYSTEM_TESTS); the line's Spark tests run on the newest 3.5 (`make test-spark-3.5`).
@@ -174,7 +181,8 @@ $(LOWEST_SPARK_VENV)/.installed: pyproject.toml $(VENV)/.installed
 
 test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed $(SERVICES)
 	$(UV) pip list --python $(LOWEST_SPARK_VENV)/bin/python 2>/dev/null | grep -E "^(apache-airflow |apache-airflow-providers-openlineage |openlineage-python |pyspark )"
-	$(SPEC_ENV) $(LOWEST_SPARK_VENV)/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_SYSTEM_TESTS) $(DAG_TEST_ELSEWHERE)
+	$(SPEC_ENV) $(LOWEST_SPARK_VENV)/bin/python -m pytest -p no:cacheprovider --durations=5 $(LINE_SYSTEM_TESTS) $(FAULT_SYSTEM_TESTS) \
+		$(DAG_TEST_ELSEWHERE)
 
 # Apache Iceberg on every Spark line it publishes a runtime for (ICEBERG_LINES): its official runtime jar, pinned and
 # verified, fetched with mvn into ~/.cache/lineage-operators/maven (tests/support/maven_jars.py, test-only), then

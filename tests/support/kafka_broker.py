@@ -19,6 +19,7 @@ import atexit
 import base64
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -85,6 +86,7 @@ class KafkaBroker:
         self.controller_port = 0
         self.root: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
+        self._command: list[str] = []
 
     @property
     def bootstrap(self) -> str:
@@ -156,9 +158,16 @@ class KafkaBroker:
             os.pathsep.join(str(jar) for jar in jars),
         ]
         self._format(base, config)
+        self._command = [*base, BROKER_MAIN, str(config)]
+        self._launch()
+        return self
+
+    def _launch(self) -> None:
+        assert self.root is not None
+        logged = self.log.stat().st_size if self.log.exists() else 0
         with self.log.open("ab") as log:
             self._process = subprocess.Popen(
-                [*base, BROKER_MAIN, str(config)],
+                self._command,
                 cwd=self.root,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -166,11 +175,23 @@ class KafkaBroker:
                 start_new_session=True,
             )
         try:
-            self._wait_ready()
+            self._wait_ready(logged)
         except BaseException:
             self.stop()
             raise
-        return self
+
+    def halt(self) -> None:
+        """Stop the broker's process as a crash or an outage would (SIGKILL), keeping its storage: a fault
+        test's broker goes away mid-stream and :meth:`resume` brings it back with its topics."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+
+    def resume(self) -> None:
+        """Start the halted broker again on the same ports over the same storage."""
+        if self._process is None or self._process.poll() is not None:
+            self._launch()
 
     def _format(self, base: Sequence[str], config: Path) -> None:
         """Format the node's storage (a new cluster id), as ``kafka-storage format`` does."""
@@ -185,13 +206,14 @@ class KafkaBroker:
                 f"formatting Kafka's storage failed ({done.returncode}):\n{self.log_tail()}"
             )
 
-    def _wait_ready(self) -> None:
+    def _wait_ready(self, logged: int = 0) -> None:
+        """Until the log, past its first ``logged`` bytes, says the broker started and both ports answer."""
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             assert self._process is not None
             if self._process.poll() is not None:
                 raise KafkaUnavailable(f"Kafka exited early:\n{self.log_tail()}")
-            if STARTED in self.log.read_text(errors="replace") and all(
+            if STARTED in self.log.read_bytes()[logged:].decode(errors="replace") and all(
                 _accepts(port) for port in (self.port, self.second_port)
             ):
                 return

@@ -22,6 +22,7 @@ import hmac
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import urllib.error
@@ -161,6 +162,7 @@ class S3Server:
         self.port = 0
         self.root: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
+        self._command: list[str] = []
 
     @property
     def endpoint(self) -> str:
@@ -209,7 +211,7 @@ class S3Server:
             raise S3Unavailable(f"S3Proxy cannot start: {error}") from None
         logging = self.root / "logback.xml"  # S3Proxy ships no logback config: logback's default is DEBUG
         logging.write_text(LOGBACK)
-        command = [
+        self._command = [
             runtime,
             *JVM_OPTIONS,
             f"-Dlogback.configurationFile={logging}",
@@ -219,9 +221,14 @@ class S3Server:
             "--properties",
             str(properties),
         ]
-        with self.log.open("wb") as log:
+        self._launch()
+        return self
+
+    def _launch(self) -> None:
+        assert self.root is not None
+        with self.log.open("ab") as log:
             self._process = subprocess.Popen(
-                command,
+                self._command,
                 cwd=self.root,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -233,7 +240,19 @@ class S3Server:
         except BaseException:
             self.stop()
             raise
-        return self
+
+    def halt(self) -> None:
+        """Stop the server's process as a crash or an outage would (SIGKILL), keeping its buckets: a
+        fault test's S3 goes away mid-write and :meth:`resume` brings it back for the tests after it."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+
+    def resume(self) -> None:
+        """Start the halted server again on the same port over the same buckets."""
+        if self._process is None or self._process.poll() is not None:
+            self._launch()
 
     def _wait_ready(self) -> None:
         def answers() -> bool:

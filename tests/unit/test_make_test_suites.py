@@ -148,3 +148,24 @@ def test_every_deselected_test_exists(tmp_path: Path) -> None:
         assert f"def {function}(" in source, node
         if param:
             assert f'"{param.removesuffix("]")}"' in source, node
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_the_data_systems_fault_tests_run_on_spark_3_5_and_the_newest_line_once_each(tmp_path: Path) -> None:
+    """Issue 52's faults: S3's and Kafka's in their suites (every S3 and Kafka test line, 3.5 and newest
+    among them), the Hive metastore's in the main suite (newest) and `make test-lowest-spark` (3.5), not in
+    `make test-lowest` (4.0.0)."""
+    hive = "tests/system/test_hive_faults.py"
+    assert _variable(tmp_path, "FAULT_SYSTEM_TESTS") == [hive]
+    for kind in ("S3", "KAFKA"):
+        assert {"3.5", "newest"} <= set(_variable(tmp_path, f"{kind}_TEST_LINES"))
+    for target, directory in (("test-s3-3.5", "tests/s3"), ("test-kafka-newest", "tests/kafka")):
+        (line,) = [line for line in _dry_run(target).splitlines() if "-m pytest" in line]
+        assert line.split()[-1] == directory, line
+    main = [line for line in _dry_run("test-main").splitlines() if "-m pytest" in line][-1]
+    lowest_spark = [line for line in _dry_run("test-lowest-spark").splitlines() if "-m pytest" in line][-1]
+    lowest = [line for line in _dry_run("test-lowest").splitlines() if "-m pytest" in line][-1]
+    ignored = [word.split("=", 1)[1] for word in main.split() if word.startswith("--ignore=")]
+    assert not any(hive.startswith(path) for path in ignored), main
+    assert hive in lowest_spark.split()
+    assert f"--ignore={hive}" in lowest.split()
