@@ -38,7 +38,7 @@ from xml.sax.saxutils import escape
 import pytest
 from tests.support.iceberg_rest import java
 from tests.support.ports import HOST, free_port
-from tests.support.processes import log_tail, started_or_failed, stop_group
+from tests.support.processes import ServerProcess, log_tail, started_or_failed
 
 START_TIMEOUT = 120.0
 SCHEMA_TOOL_TIMEOUT = 300.0
@@ -130,7 +130,7 @@ def _site_xml(settings: dict[str, str]) -> str:
     return f'<?xml version="1.0"?>\n<configuration>\n{properties}</configuration>\n'
 
 
-class HiveMetastore:
+class HiveMetastore(ServerProcess):
     """The standalone metastore on a free loopback port, its Derby database and warehouse in a temporary
     directory; with ``s3_endpoint``, S3A against that S3 API for databases and tables on S3."""
 
@@ -276,14 +276,6 @@ class HiveMetastore:
 
     def log_tail(self, lines: int = 40) -> str:
         return log_tail(self.log, lines) if self.root is not None else "<not started>"
-
-    def stop(self) -> None:
-        """End the server's process group and remove its directory (database and warehouse with it)."""
-        process, self._process = self._process, None
-        stop_group(process)
-        root, self.root = self.root, None
-        if root is not None:
-            shutil.rmtree(root, ignore_errors=True)
 
 
 def hive_spark_conf(metastore: HiveMetastore) -> dict[str, str]:

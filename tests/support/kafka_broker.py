@@ -18,8 +18,6 @@ from __future__ import annotations
 import atexit
 import base64
 import os
-import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -32,7 +30,7 @@ from typing import Any
 import pytest
 from tests.support.iceberg_rest import java
 from tests.support.ports import HOST, free_port
-from tests.support.processes import log_tail, started_or_failed, stop_group
+from tests.support.processes import ServerProcess, log_tail, started_or_failed
 
 START_TIMEOUT = 120.0
 JVM_OPTIONS = ("-Xmx384m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djava.awt.headless=true")
@@ -77,7 +75,7 @@ def cluster_id() -> str:
     return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
 
 
-class KafkaBroker:
+class KafkaBroker(ServerProcess):
     """One KRaft node on free loopback ports, its storage and log in a temporary directory."""
 
     def __init__(self) -> None:
@@ -180,19 +178,6 @@ class KafkaBroker:
             self.stop()
             raise
 
-    def halt(self) -> None:
-        """Stop the broker's process as a crash or an outage would (SIGKILL), keeping its storage: a fault
-        test's broker goes away mid-stream and :meth:`resume` brings it back with its topics."""
-        process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
-
-    def resume(self) -> None:
-        """Start the halted broker again on the same ports over the same storage."""
-        if self._process is None or self._process.poll() is not None:
-            self._launch()
-
     def _format(self, base: Sequence[str], config: Path) -> None:
         """Format the node's storage (a new cluster id), as ``kafka-storage format`` does."""
         assert self.root is not None
@@ -222,14 +207,6 @@ class KafkaBroker:
 
     def log_tail(self, lines: int = 40) -> str:
         return log_tail(self.log, lines) if self.root is not None else "<not started>"
-
-    def stop(self) -> None:
-        """End the broker's process group and remove its directory (its topics with it)."""
-        process, self._process = self._process, None
-        stop_group(process)
-        root, self.root = self.root, None
-        if root is not None:
-            shutil.rmtree(root, ignore_errors=True)
 
 
 def _distinct_free_ports(count: int) -> list[int]:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
+import signal
 import subprocess
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -22,6 +25,39 @@ def run_to_end(
         timeout=timeout,
         check=False,
     )
+
+
+class ServerProcess:
+    """A test server run as a child process in a session of its own, its data in the folder ``root``: what
+    stopping it, halting it (a fault test's outage) and bringing it back have in common. A subclass starts
+    its process in ``_launch`` (again on :meth:`resume`, same ports, same data)."""
+
+    root: Path | None = None
+    _process: subprocess.Popen[bytes] | None = None
+
+    def _launch(self) -> None:
+        raise NotImplementedError
+
+    def halt(self) -> None:
+        """Stop the process as a crash or an outage would (SIGKILL), keeping its data: the server goes away
+        mid-run and :meth:`resume` brings it back for what follows."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+
+    def resume(self) -> None:
+        """Start the halted server again on the same ports over the same data."""
+        if self._process is None or self._process.poll() is not None:
+            self._launch()
+
+    def stop(self) -> None:
+        """End the server's process group and remove its folder (all it stored with it)."""
+        process, self._process = self._process, None
+        stop_group(process)
+        root, self.root = self.root, None
+        if root is not None:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def stop_group(process: subprocess.Popen[bytes] | None, wait_s: float = 30) -> None:

@@ -21,8 +21,6 @@ import hashlib
 import hmac
 import os
 import re
-import shutil
-import signal
 import subprocess
 import tempfile
 import urllib.error
@@ -35,7 +33,12 @@ import pytest
 from tests.support.canary import S3_ACCESS_KEY, S3_SECRET_KEY
 from tests.support.iceberg_rest import java
 from tests.support.ports import HOST, free_port
-from tests.support.processes import log_tail, started_or_failed, stop_group, wait_until_answering
+from tests.support.processes import (
+    ServerProcess,
+    log_tail,
+    started_or_failed,
+    wait_until_answering,
+)
 from tests.support.s3proxy_pins import S3PROXY_MAIN
 
 REGION = "us-east-1"
@@ -152,7 +155,7 @@ def signed_headers(method: str, host: str, path: str, body: bytes = b"") -> dict
     return {"x-amz-content-sha256": payload, "x-amz-date": stamp, "Authorization": authorization}
 
 
-class S3Server:
+class S3Server(ServerProcess):
     """S3Proxy on a free loopback port over a filesystem backend in a temporary directory, or with
     ``backend="transient"`` over jclouds' in-memory blob store.
 
@@ -246,19 +249,6 @@ class S3Server:
             self.stop()
             raise
 
-    def halt(self) -> None:
-        """Stop the server's process as a crash or an outage would (SIGKILL), keeping its buckets: a
-        fault test's S3 goes away mid-write and :meth:`resume` brings it back for the tests after it."""
-        process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
-
-    def resume(self) -> None:
-        """Start the halted server again on the same port over the same buckets."""
-        if self._process is None or self._process.poll() is not None:
-            self._launch()
-
     def _wait_ready(self) -> None:
         def answers() -> bool:
             try:  # any S3 answer (an anonymous request is refused: 403) says the server is up
@@ -309,14 +299,6 @@ class S3Server:
 
     def log_tail(self, lines: int = 40) -> str:
         return log_tail(self.log, lines) if self.root is not None else "<not started>"
-
-    def stop(self) -> None:
-        """End the server's process group and remove its directory (the buckets with it)."""
-        process, self._process = self._process, None
-        stop_group(process)
-        root, self.root = self.root, None
-        if root is not None:
-            shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
