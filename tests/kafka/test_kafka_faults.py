@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from tests.support.fault_tasks import FOLDER_ENV
-from tests.support.faults import FaultWatcher, assert_as_without_us, our_warnings, side, without_listener
+from tests.support.faults import our_warnings, run_outage
 from tests.support.kafka_broker import KafkaBroker, create_topics
 from tests.support.table_format_session import load_dag_module
 
@@ -58,25 +58,17 @@ def test_kafka_stopped_mid_stream_ends_our_task_as_it_ends_without_us(
     monkeypatch.setenv(FOLDER_ENV, str(faults))
     monkeypatch.setenv("LINEAGE_TEST_KAFKA_BOOTSTRAP", kafka_broker.bootstrap)
     caplog.set_level(logging.INFO)
-    actions = {
-        "ours_stopped.halt_kafka": kafka_broker.halt,
-        "resume_kafka": kafka_broker.resume,
-        "plain_stopped.halt_kafka": kafka_broker.halt,
-    }
-    with without_listener(kafka_session[0]) as peers, FaultWatcher(faults, actions) as watcher:
-        result = run_dag(load_dag(DAG_FILE))
-    assert peers == 1  # the jar's listener was on the session, and is again
-    assert watcher.errors == []
-    assert watcher.ran == list(actions), watcher.ran
-    healthy = (side(result, faults, "ours_healthy"), side(result, faults, "plain_healthy"))
-    ours = side(result, faults, "ours_stopped", waits=("ours_stopped.halt_kafka",))
-    plain = side(result, faults, "plain_stopped", waits=("plain_stopped.halt_kafka",))
-    assert plain.state == "failed", result.failures
-    assert plain.error is not None
-    assert plain.error["java"] == "org.apache.kafka.common.errors.TimeoutException", plain.error
-    assert_as_without_us(ours, plain, healthy)
+    outage = run_outage(
+        run_dag,
+        load_dag(DAG_FILE),
+        kafka_session[0],
+        faults,
+        service="kafka",
+        server=kafka_broker,
+        java_error="org.apache.kafka.common.errors.TimeoutException",
+    )
     namespace = f"kafka://{kafka_broker.bootstrap}"
-    for outcome, name in ((healthy[0], "ours_healthy"), (ours, "ours_stopped")):
+    for outcome, name in ((outage.healthy[0], "ours_healthy"), (outage.ours, "ours_stopped")):
         assert outcome.datasets("inputs") == [(namespace, topic)], outcome.event
         assert outcome.datasets("outputs") == [("file", str(faults / "out" / name))], outcome.event
     assert our_warnings(caplog.records) == []

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from tests.support.fault_tasks import FOLDER_ENV
-from tests.support.faults import FaultWatcher, assert_as_without_us, our_warnings, side, without_listener
+from tests.support.faults import our_warnings, run_outage
 from tests.support.processes import started_or_failed
 from tests.support.s3_server import S3Server, S3Unavailable
 from tests.support.table_format_session import load_dag_module
@@ -61,24 +61,16 @@ def test_s3_stopped_mid_write_fails_our_task_as_it_fails_without_us(
     monkeypatch.setenv(FOLDER_ENV, str(faults))
     monkeypatch.setenv("LINEAGE_TEST_FAULT_S3_ENDPOINT", fault_server.endpoint)
     caplog.set_level(logging.INFO)
-    server = fault_server
-    actions = {
-        "ours_stopped.halt_s3": server.halt,
-        "resume_s3": server.resume,
-        "plain_stopped.halt_s3": server.halt,
-    }
-    with without_listener(s3_session[0]) as peers, FaultWatcher(faults, actions) as watcher:
-        result = run_dag(load_dag(DAG_FILE))
-    assert peers == 1  # the jar's listener was on the session, and is again
-    assert watcher.errors == []
-    assert watcher.ran == list(actions), watcher.ran
-    healthy = (side(result, faults, "ours_healthy"), side(result, faults, "plain_healthy"))
-    ours = side(result, faults, "ours_stopped", waits=("ours_stopped.halt_s3",))
-    plain = side(result, faults, "plain_stopped", waits=("plain_stopped.halt_s3",))
-    assert plain.state == "failed", result.failures
-    assert plain.error is not None
-    assert plain.error["java"] == "java.net.ConnectException", plain.error
-    assert_as_without_us(ours, plain, healthy)
+    outage = run_outage(
+        run_dag,
+        load_dag(DAG_FILE),
+        s3_session[0],
+        faults,
+        service="s3",
+        server=fault_server,
+        java_error="java.net.ConnectException",
+    )
+    ours, healthy = outage.ours, outage.healthy
     assert ours.event["eventType"] == "FAIL"
     assert ours.datasets("inputs") == [("s3://faults-ours-stopped", "in")]
     assert ours.datasets("outputs") == [("s3://faults-ours-stopped", "out")]

@@ -147,6 +147,50 @@ def assert_as_without_us(ours: Side, plain: Side, healthy: tuple[Side, Side]) ->
     assert ours.own_seconds <= bound, (ours.own_seconds, plain.own_seconds, overhead, bound)
 
 
+@dataclass(frozen=True)
+class Outage:
+    """The sides of one outage DAG run (tests/*/dags/*_faults.py): the healthy pair, then ours and plain
+    each meeting the service stopped."""
+
+    healthy: tuple[Side, Side]
+    ours: Side
+    plain: Side
+
+
+def run_outage(
+    run_dag: Callable[..., Any],
+    dag: Any,
+    spark: Any,
+    folder: Path,
+    *,
+    service: str,
+    server: Any,
+    java_error: str,
+) -> Outage:
+    """Run ``dag`` with the jar's listener off ``spark``, halting ``server`` (a
+    :class:`~tests.support.processes.ServerProcess`) when each side asks for ``<side>.halt_<service>`` and
+    resuming it between them; check that plain failed with ``java_error`` and that ours ended as plain
+    did, in no more time than the bound allows."""
+    actions = {
+        f"ours_stopped.halt_{service}": server.halt,
+        f"resume_{service}": server.resume,
+        f"plain_stopped.halt_{service}": server.halt,
+    }
+    with without_listener(spark) as peers, FaultWatcher(folder, actions) as watcher:
+        result = run_dag(dag)
+    assert peers == 1  # the jar's listener was on the session, and is again
+    assert watcher.errors == []
+    assert watcher.ran == list(actions), watcher.ran
+    healthy = (side(result, folder, "ours_healthy"), side(result, folder, "plain_healthy"))
+    ours = side(result, folder, "ours_stopped", waits=(f"ours_stopped.halt_{service}",))
+    plain = side(result, folder, "plain_stopped", waits=(f"plain_stopped.halt_{service}",))
+    assert plain.state == "failed", result.failures
+    assert plain.error is not None
+    assert plain.error["java"] == java_error, plain.error
+    assert_as_without_us(ours, plain, healthy)
+    return Outage(healthy, ours, plain)
+
+
 def _classes(error: dict[str, Any] | None) -> tuple[Any, Any] | None:
     return None if error is None else (error["python"], error["java"])
 
