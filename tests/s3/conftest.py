@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from s3_jobs import S3_JOBS, S3Run, S3Workspace, our_log_records
+from s3_jobs import S3_JOBS, S3Run, S3Workspace
 from tests.peer.peer_events import EventFile
 from tests.peer.runner import peer_conf, run_job
+from tests.support.our_log import our_log_records
 from tests.support.s3_server import S3Server, S3Unavailable, s3_server, s3a_conf, s3a_jars
 from tests.support.table_format_session import open_session
 

@@ -10,9 +10,7 @@ slash, ``s3a`` written ``s3``, partitions and globs trimmed to the dataset's roo
 
 from __future__ import annotations
 
-import contextlib
-import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,31 +67,6 @@ class S3Workspace:
         self.server.put_object(RAW, "single/customers.csv", customers.encode())
         for export in ("a", "b"):
             self.server.put_object(RAW, f"exports/{export}/data.csv", customers.encode())
-
-
-class _Keep(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(level=logging.DEBUG)
-        self.texts: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.texts.append(self.format(record))
-
-
-@contextlib.contextmanager
-def our_log_records() -> Iterator[list[str]]:
-    """Every record of our loggers (``lineage_operators.*``, DEBUG up) while the block runs, formatted with
-    its traceback: where a credential of the session's conf must never be."""
-    ours = logging.getLogger("lineage_operators")
-    keep, saved = _Keep(), ours.level
-    keep.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
-    ours.addHandler(keep)
-    ours.setLevel(logging.DEBUG)
-    try:
-        yield keep.texts
-    finally:
-        ours.removeHandler(keep)
-        ours.setLevel(saved)
 
 
 S3_JOBS: list[Job] = []
