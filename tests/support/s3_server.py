@@ -87,7 +87,8 @@ def s3a_jars() -> list[Path]:
 
 def s3a_conf(endpoint: str) -> dict[str, str]:
     """Spark conf for S3A against ``endpoint``: path-style, plain HTTP, the fixed test credentials, no bulk
-    delete, few and short retries (a server that went away fails a test in seconds, not after minutes)."""
+    delete, few and short retries (a server that went away fails a test in seconds, not after minutes), no
+    cleanup of a file write's ``_temporary`` folder."""
     prefix = "spark.hadoop.fs.s3a."
     return {
         f"{prefix}impl": "org.apache.hadoop.fs.s3a.S3AFileSystem",
@@ -104,6 +105,10 @@ def s3a_conf(endpoint: str) -> dict[str, str]:
         # marker of a folder is the folder, which it cannot remove while it holds objects (it retries for
         # minutes). 3.4+ keeps markers by default.
         f"{prefix}directory.marker.retention": "keep",
+        # A job's commit deletes its `_temporary` folder, the folder's own marker first: the filesystem
+        # backend cannot remove a folder that still holds the markers below it and retries for 10 s (jclouds'
+        # Utils.delete, ten tries a second apart) on every file write. A marker left behind costs nothing.
+        "spark.hadoop.mapreduce.fileoutputcommitter.cleanup.skipped": "true",
         f"{prefix}attempts.maximum": "2",
         f"{prefix}retry.limit": "2",
         f"{prefix}connection.establish.timeout": "5000",
