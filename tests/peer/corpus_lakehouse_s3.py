@@ -224,4 +224,37 @@ EXPECTED: dict[str, set[str]] = {
     "s3_iceberg_read": {f"input {_NS}:iceberg/db/i_s3_read", f"output {_NS}:out/s3_iceberg_read"},
 }
 
-__all__ = ["EXPECTED", "ICEBERG_S3_CATALOG", "ICEBERG_S3_WAREHOUSE", "LAKE_S3_JOBS", "S3LakeWorkspace"]
+_DELTA_CATALOG = {"framework": "delta", "type": "delta", "name": "spark_catalog", "source": "spark"}
+_ICEBERG_CATALOG = {
+    "framework": "iceberg",
+    "type": "hadoop",
+    "name": ICEBERG_S3_CATALOG,
+    "warehouseUri": ICEBERG_S3_WAREHOUSE,
+    "source": "spark",
+}
+
+
+def _iceberg_table(name: str) -> dict[str, Any]:
+    return {"symlinks": [(f"{_NS}/iceberg", f"db.{name}", "TABLE")], "catalog": _ICEBERG_CATALOG}
+
+
+#: dataset ("input|output namespace:name") -> its ``symlinks`` (namespace, name, type) and ``catalog`` facet,
+#: as ours must give them; a dataset not listed has neither. A Delta catalog table located outside the
+#: warehouse has no symlink (the jar's rule for catalog tables without a metastore) but its catalog's facet.
+TABLE_IDENTITY: dict[str, dict[str, Any]] = {
+    f"output {_NS}:delta/tables/d_s3_sat": {"symlinks": None, "catalog": _DELTA_CATALOG},
+    f"output {_NS}:delta/tables/d_s3_ctas": {"symlinks": None, "catalog": _DELTA_CATALOG},
+    f"input {_NS}:delta/tables/d_s3_read": {"symlinks": None, "catalog": _DELTA_CATALOG},
+    f"output {_NS}:iceberg/db/i_s3_ctas": _iceberg_table("i_s3_ctas"),
+    f"output {_NS}:iceberg/db/i_s3_append": _iceberg_table("i_s3_append"),
+    f"input {_NS}:iceberg/db/i_s3_read": _iceberg_table("i_s3_read"),
+}
+
+__all__ = [
+    "EXPECTED",
+    "ICEBERG_S3_CATALOG",
+    "ICEBERG_S3_WAREHOUSE",
+    "LAKE_S3_JOBS",
+    "TABLE_IDENTITY",
+    "S3LakeWorkspace",
+]

@@ -1,7 +1,8 @@
 """Delta Lake and Iceberg tables on S3, in the lakehouse session: our capture names exactly the datasets of
-:data:`~tests.peer.corpus_lakehouse_s3.EXPECTED` (the jar is compared in test_lakehouse_peer.py), the tables'
-files really are in the bucket (not on a local disk), and nothing we emitted or logged carries the S3
-credentials of the session's conf.
+:data:`~tests.peer.corpus_lakehouse_s3.EXPECTED`, with the symlinks and catalog facets of
+:data:`~tests.peer.corpus_lakehouse_s3.TABLE_IDENTITY` (the jar is compared in test_lakehouse_peer.py), the
+tables' files really are in the bucket (not on a local disk), and nothing we emitted or logged carries the
+S3 credentials of the session's conf.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import json
 from typing import Any
 
 import pytest
-from tests.peer.corpus_lakehouse_s3 import BUCKET, EXPECTED
+from tests.peer.corpus_lakehouse_s3 import BUCKET, EXPECTED, TABLE_IDENTITY
 from tests.support.canary import S3_ACCESS_KEY, S3_SECRET_KEY
 from tests.support.s3_server import S3Server
 
@@ -31,6 +32,18 @@ def test_lakehouse_tables_on_s3_are_named_by_bucket_and_key(name: str, lakehouse
         namespace = key.partition(" ")[2].rpartition(":")[0]
         assert view["dataSource"] == {"name": namespace, "uri": namespace}, key
         assert view.get("schema"), f"{key} has no schema"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_lakehouse_tables_on_s3_have_their_catalogs_identity(name: str, lakehouse_run: Any) -> None:
+    """Symlinks and ``catalog``: an Iceberg table of the S3 warehouse by its catalog's name; a Delta table
+    of the session catalog located on S3 with Delta's catalog facet and no symlink; a folder with neither."""
+    for key, view in lakehouse_run.outcomes[name].ours.items():
+        wanted = TABLE_IDENTITY.get(key, {"symlinks": None, "catalog": None})
+        symlinks = view.get("symlinks")
+        found = None if symlinks is None else [(s["namespace"], s["name"], s["type"]) for s in symlinks]
+        assert found == wanted["symlinks"], key
+        assert view.get("catalog") == wanted["catalog"], key
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
