@@ -222,7 +222,9 @@ test-peer-%: $$(call peer_venv,$$*) $(JARS) $(SERVICES)
 test-peer: $(addprefix test-peer-,$(PEER_TEST_LINES))
 
 # The peer on Delta Lake and Iceberg tables (tests/peer/lakehouse): a session with the jar, Delta and Iceberg, in a
-# pytest process of its own per line where all three exist. `make test` runs LAKEHOUSE_PEER_TEST_LINES.
+# pytest process of its own per line where all three exist. The same session also has S3A against S3Proxy on
+# loopback (tests/support/s3_server.py) for the corpus's tables on s3a:// (tests/peer/corpus_lakehouse_s3.py), so the
+# lakehouse lines are lines with pinned S3A jars too. `make test` runs LAKEHOUSE_PEER_TEST_LINES.
 LAKEHOUSE_PEER_LINES := 3.5 4.1
 LAKEHOUSE_PEER_TEST_LINES := 3.5 4.1
 

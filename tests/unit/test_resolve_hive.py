@@ -84,3 +84,18 @@ def test_a_delta_table_of_deltas_session_catalog_gets_deltas_catalog_facet(hive:
     )
     _, outputs, _ = resolve([ExecutionFacts("command", True, outputs=[parquet])], ctx)
     assert outputs[0].facets.get("catalog") is None or outputs[0].facets["catalog"].framework == "hive"
+
+
+def test_a_delta_table_located_outside_the_warehouse_still_gets_deltas_catalog_facet() -> None:
+    """``saveAsTable`` with an ``s3a://`` path, CTAS with ``LOCATION``: named by the location, no symlink (the
+    warehouse cannot reach it, openlineage-spark's rule), and the catalog facet of the catalog it is in."""
+    rel = RelationFacts(location="s3a://lake/tables/t", table=TableRef("default", "t"), provider="delta")
+    ctx = NamingContext(warehouse="file:/data/wh", session_catalog=DELTA_CATALOG)
+    _, outputs, _ = resolve([ExecutionFacts("command", True, outputs=[rel])], ctx)
+    (dataset,) = outputs
+    assert (dataset.namespace, dataset.name) == ("s3://lake", "tables/t")
+    assert "symlinks" not in dataset.facets
+    assert (dataset.facets["catalog"].framework, dataset.facets["catalog"].name) == ("delta", "spark_catalog")
+    plain = NamingContext(warehouse="file:/data/wh")  # not Delta's catalog: nothing
+    _, outputs, _ = resolve([ExecutionFacts("command", True, outputs=[rel])], plain)
+    assert "catalog" not in outputs[0].facets

@@ -55,7 +55,8 @@ class _Acc:
     #: untrimmed locations, in order; ``subset_seen`` counts them past the kept ones
     subset: list[str] = field(default_factory=list)
     subset_seen: set[str] = field(default_factory=set)
-    hive_table: bool = False
+    #: a table of Spark's session catalog (``spark_catalog``), with or without a symlink
+    session_table: bool = False
     version: str | None = None  # datasetVersion, the last one read or written
     catalog_facts: CatalogFacts | None = None  # an Iceberg table's catalog
     commit_report: CommitReport | None = None  # an Iceberg output's commit report
@@ -129,8 +130,8 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
             acc.schema_text = rel.schema_text
         if symlink and symlink not in acc.symlinks:
             acc.symlinks.append(symlink)
-        if ctx.hive and rel.table is not None and rel.table.catalog in (None, SESSION_CATALOG):
-            acc.hive_table = True
+        if rel.table is not None and rel.table.catalog in (None, SESSION_CATALOG):
+            acc.session_table = True
         acc.provider = rel.provider or acc.provider
         acc.version = rel.version or acc.version
         acc.catalog_facts = rel.catalog_facts or acc.catalog_facts
@@ -213,14 +214,15 @@ def _hive_catalog(ctx: NamingContext) -> Any:
 
 def _catalog(acc: _Acc, ctx: NamingContext) -> Any:
     """An Iceberg catalog's facet (its table in ``spark_catalog`` too), Delta's for a Delta table of
-    ``DeltaCatalog`` as ``spark_catalog``, else the Hive catalog's."""
+    ``DeltaCatalog`` as ``spark_catalog`` (symlink or not: one located outside the warehouse has none), else
+    the Hive catalog's."""
     from lineage_operators.spark.table_facets import DELTA_CATALOG_FACTS, catalog_facet, in_delta_catalog
 
     if acc.catalog_facts is not None:
         return catalog_facet(acc.catalog_facts)
-    if acc.symlinks and in_delta_catalog(acc.provider, ctx.session_catalog):
+    if acc.session_table and in_delta_catalog(acc.provider, ctx.session_catalog):
         return catalog_facet(DELTA_CATALOG_FACTS)
-    return _hive_catalog(ctx) if acc.hive_table else None
+    return _hive_catalog(ctx) if ctx.hive and acc.session_table else None
 
 
 def _commit_report(acc: _Acc, report: CommitReport, dataset: LineageDataset) -> None:

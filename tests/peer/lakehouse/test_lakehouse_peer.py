@@ -1,7 +1,8 @@
 """openlineage-spark and our capture on Delta Lake and Iceberg jobs: every difference fixed or reviewed.
 
-Each lakehouse job is one test: it fails on any difference that ``known_differences_lakehouse.toml``
-does not explain for this Spark line (job, dataset and facet matched), printing both sides.
+Each lakehouse job, local or on S3 (tests/peer/corpus_lakehouse_s3.py), is one test: it fails on any
+difference that ``known_differences_lakehouse.toml`` does not explain for this Spark line (job, dataset
+and facet matched), printing both sides.
 """
 
 from __future__ import annotations
@@ -11,17 +12,19 @@ from typing import Any
 import pytest
 from tests.peer.conftest import dump
 from tests.peer.corpus_lakehouse import BROKEN, LAKE_JOBS
+from tests.peer.corpus_lakehouse_s3 import LAKE_S3_JOBS
 from tests.peer.known import LAKEHOUSE_KNOWN_FILE, explain, load, load_lakehouse
 from tests.peer.report import spark_line
 from tests.peer.runner import Outcome
 
 #: The first test runs the whole corpus (its fixture): Delta's first writes are slow on a loaded machine.
 pytestmark = pytest.mark.timeout(1800)
-#: The corpus's Delta MERGE jobs (SQL, Delta's own API): their reviewed column-lineage difference, exactly.
-DELTA_MERGES = ("delta_merge_sql", "delta_table_merge_api")
+#: The corpus's Delta MERGE jobs (SQL, Delta's own API, SQL into a path on S3): their reviewed column-lineage
+#: difference, exactly.
+DELTA_MERGES = ("delta_merge_sql", "delta_table_merge_api", "s3_delta_path_merge")
 
 
-@pytest.mark.parametrize("name", [job.name for job in LAKE_JOBS])
+@pytest.mark.parametrize("name", [job.name for job in (*LAKE_JOBS, *LAKE_S3_JOBS)])
 def test_both_listeners_report_the_same_lakehouse_lineage(
     name: str, corpus_outcomes: dict[str, Outcome], peer_session: Any
 ) -> None:
