@@ -4,8 +4,9 @@ The same :class:`~tests.peer.corpus.Job` style as the peer corpus: a ``setup`` o
 ``body`` that is the task's own work, run under our capture and openlineage-spark's listener at once
 (tests/peer/runner.py). :meth:`KafkaWorkspace.prepare` creates the topics and fills them: ``orders``
 (read by most jobs, appended to by the batch write), ``events.a`` / ``events.b`` (matched by a
-pattern) and ``orders_copy`` (a stream's Kafka sink). Every stream runs ``trigger(availableNow=True)``:
-it reads what the topic holds, then stops.
+pattern) and ``orders_copy`` (a stream's Kafka sink). Every stream but one runs
+``trigger(availableNow=True)``: it reads what the topic holds, then stops; ``kafka_stream_stopped_by_task``
+runs on a processing-time trigger until the task stops it.
 
 :func:`expected` is what our capture must name for each job, exactly: openlineage-spark's Kafka rule
 (``kafka://`` + host:port of the *first* bootstrap server, the topic as name) and files by their path.
@@ -143,6 +144,23 @@ def _(spark: Any, ws: KafkaWorkspace) -> None:
     _run(frame.writeStream.format("parquet").option("path", ws.path("stream_files")), ws, "files")
 
 
+@job("kafka_stream_stopped_by_task")
+def _(spark: Any, ws: KafkaWorkspace) -> None:
+    """A stream on a processing-time trigger that the task stops once it has read what the topic holds."""
+    frame = _decoded(ws.stream(spark).option("subscribe", ORDERS).load())
+    query = (
+        frame.writeStream.format("parquet")
+        .option("path", ws.path("stream_stopped"))
+        .option("checkpointLocation", ws.path("checkpoints/stopped"))
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+    try:
+        query.processAllAvailable()
+    finally:
+        query.stop()
+
+
 def _drop_stream_table(spark: Any, ws: KafkaWorkspace) -> None:
     spark.sql(f"DROP TABLE IF EXISTS {STREAM_TABLE}")
 
@@ -217,6 +235,7 @@ def expected(ws: KafkaWorkspace, spark: Any) -> dict[str, dict[str, dict[str, An
         "kafka_batch_read_pattern": {out("batch_pattern"): overwrite},
         "kafka_several_servers": {f"input {second}:{ORDERS}": {}, out("several_servers"): overwrite},
         "kafka_stream_to_files": {orders: {}, out("stream_files"): appended},
+        "kafka_stream_stopped_by_task": {orders: {}, out("stream_stopped"): appended},
         "kafka_stream_to_table": {
             orders: {},
             f"output file:{table_location(spark, STREAM_TABLE)}": {
