@@ -1,5 +1,6 @@
 """openlineage-spark and our capture on the same Kafka jobs, in the same session: every difference is fixed
-or reviewed in ``known_differences_kafka.toml`` (same fields and rules as tests/peer/known_differences.toml).
+or reviewed in ``known_differences_kafka.toml`` (same fields and rules as tests/peer/known_differences.toml;
+the checks: tests/peer/suite_checks.py).
 """
 
 from __future__ import annotations
@@ -9,42 +10,21 @@ from typing import Any
 
 import pytest
 from kafka_jobs import KAFKA_JOBS
-from tests.peer.conftest import dump
-from tests.peer.known import explain, load
-from tests.peer.report import spark_line
 from tests.peer.runner import Outcome
+from tests.peer.suite_checks import assert_every_entry_seen, assert_explained
 
-KNOWN_KAFKA = Path(__file__).with_name("known_differences_kafka.toml")
+KNOWN = Path(__file__).with_name("known_differences_kafka.toml")
 pytestmark = pytest.mark.timeout(1200)
-
-
-def _known() -> list[Any]:
-    """This file's entries, then the main peer file's entries for every job (``jobs = ["*"]``)."""
-    return load(KNOWN_KAFKA) + [entry for entry in load() if entry.jobs == ("*",)]
 
 
 @pytest.mark.parametrize("name", [job.name for job in KAFKA_JOBS])
 def test_both_listeners_name_the_kafka_datasets_alike(
     name: str, kafka_run: dict[str, Outcome], kafka_session: Any
 ) -> None:
-    outcome = kafka_run[name]
-    assert outcome.error is None, f"{name} failed: {outcome.error}"
-    assert outcome.jar_event_types, (
-        f"openlineage-spark emitted nothing for {name}: the comparison proves nothing"
-    )
-    line = spark_line(kafka_session[0].version)
-    unexplained = [d for d, entry in explain(outcome.differences, _known(), line) if entry is None]
-    assert not unexplained, "\n".join(
-        [f"{d.dataset} {d.facet}:\n  ours: {d.ours}\n  jar:  {d.jar}" for d in unexplained] + [dump(outcome)]
-    )
+    assert_explained(name, kafka_run[name], KNOWN, kafka_session[0].version)
 
 
 def test_every_accepted_kafka_difference_is_still_seen(
     kafka_run: dict[str, Outcome], kafka_session: Any
 ) -> None:
-    """A reviewed entry that covers nothing any more (the difference was fixed) is removed, not kept."""
-    line = spark_line(kafka_session[0].version)
-    known, own = _known(), load(KNOWN_KAFKA)
-    used = {entry for o in kafka_run.values() for _, entry in explain(o.differences, known, line) if entry}
-    stale = [e for e in own if e not in used and not e.sometimes and (not e.lines or line in e.lines)]
-    assert not stale, f"entries of known_differences_kafka.toml that explain nothing on {line}: {stale}"
+    assert_every_entry_seen(kafka_run.values(), KNOWN, kafka_session[0].version)
