@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from spark_helpers import captured, get, lifecycle, local, names, run_captured
@@ -216,3 +216,46 @@ def test_an_ended_execution_is_read_once_settled_or_when_a_drain_asks(
     assert result.complete
     assert len(read_at) == 1
     assert read_at[0] - seen["body ended"] < 3.0  # the drain's, not the end of the 4 s settling
+
+
+def test_a_listener_blocked_on_the_shared_queue_does_not_hold_up_the_capture(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Another listener blocked on Spark's shared queue (openlineage-spark's, in S3A's retries while S3 is
+    down) holds up the whole listener bus, but not the queues the capture reads: stop() has the task's
+    lineage, complete, without waiting out ``capture_timeout`` (it waited for the whole bus before)."""
+    from lineage_operators.spark.jvm.tools import tools_for
+    from lineage_operators.spark.listen.listener import java_proxy
+    from lineage_operators.spark.session import callback_server
+
+    unblock = threading.Event()
+
+    class BlockingListener:
+        def onSuccess(self, name: str, qe: Any, duration: int) -> None:
+            unblock.wait(120)
+
+        def onFailure(self, name: str, qe: Any, error: Any) -> None:
+            unblock.wait(120)
+
+        class Java:
+            implements: ClassVar[list[str]] = ["org.apache.spark.sql.util.QueryExecutionListener"]
+
+    gateway = spark.sparkContext._gateway
+    callback_server.acquire_callback_server(gateway)
+    blocking = java_proxy(tools_for(gateway), BlockingListener())
+    manager = spark._jsparkSession.listenerManager()
+    manager.register(blocking)  # Spark puts the query listeners' bus on the shared queue
+    out = tmp_path / "out"
+    try:
+
+        def body() -> None:
+            spark.range(2).write.parquet(str(out))
+
+        _, result = run_captured(spark, body, timeout=3.0)
+        assert not drain(spark.sparkContext._jsc, 0.5)  # the whole bus is held up
+    finally:
+        unblock.set()
+        manager.unregister(blocking)
+        callback_server.release_callback_server(gateway)
+    assert names(result.outputs) == {local(out)}
+    assert result.complete

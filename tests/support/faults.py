@@ -11,12 +11,11 @@ no longer than the plain one beyond what the healthy pair of the same run cost u
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -31,25 +30,16 @@ BOUND_SHARE = 0.2
 PEER_LISTENER = "io.openlineage.spark.agent.OpenLineageSparkListener"
 
 
-@contextlib.contextmanager
-def without_listener(spark: Any, class_name: str = PEER_LISTENER) -> Iterator[int]:
-    """The session's listeners of ``class_name`` off its listener bus meanwhile (back on afterwards); yields
-    how many there were.
+def peer_listeners(spark: Any, class_name: str = PEER_LISTENER) -> int:
+    """How many listeners of ``class_name`` the session's listener bus has.
 
-    The suites' sessions carry openlineage-spark beside our capture. A fault test compares our task with
-    the same code without us, and the jar is neither: while S3 is down, its listener holds Spark's shared
-    listener queue in S3A's retries (``LogicalRelationDatasetBuilder.isSingleFileRelation`` asks S3 whether
-    a path is a file), which our capture's end then waits for (``capture_timeout``), while the plain task
-    never waits for the bus."""
+    The suites' sessions carry openlineage-spark beside our capture, and a fault test keeps it on: while
+    S3 is down its listener holds Spark's shared listener queue in S3A's retries
+    (``LogicalRelationDatasetBuilder.isSingleFileRelation`` asks S3 whether a path is a file). Our capture
+    waits only for the queues it reads (``listener.CAPTURE_QUEUES``); had it waited for the whole bus, its
+    end would take ``capture_timeout`` longer than the plain task, which never waits for the bus."""
     bus = spark.sparkContext._jsc.sc().listenerBus()
-    found = [listener for listener in bus.listeners() if listener.getClass().getName() == class_name]
-    for listener in found:
-        bus.removeListener(listener)
-    try:
-        yield len(found)
-    finally:
-        for listener in found:
-            bus.addToSharedQueue(listener)
+    return sum(1 for listener in bus.listeners() if listener.getClass().getName() == class_name)
 
 
 class FaultWatcher:
@@ -99,6 +89,13 @@ class Side:
 
     def datasets(self, kind: str) -> list[tuple[str, str]]:
         return sorted((d["namespace"], d["name"]) for d in self.event.get(kind, []))
+
+
+def bus_settled(spark: Any) -> None:
+    """Wait until ``spark``'s listener bus delivered everything (the jar's listener too, which asks S3 about
+    each side's paths from the bus, later): resuming the service only then gives the jar's requests of
+    each side the same dead service, so S3A's counters compare what the two tasks asked."""
+    spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(120_000)
 
 
 def side(result: Any, folder: Path, task_id: str, waits: tuple[str, ...] = ()) -> Side:
@@ -167,18 +164,18 @@ def run_outage(
     server: Any,
     java_error: str,
 ) -> Outage:
-    """Run ``dag`` with the jar's listener off ``spark``, halting ``server`` (a
+    """Run ``dag`` with the jar's listener on ``spark``, halting ``server`` (a
     :class:`~tests.support.processes.ServerProcess`) when each side asks for ``<side>.halt_<service>`` and
     resuming it between them; check that plain failed with ``java_error`` and that ours ended as plain
     did, in no more time than the bound allows."""
     actions = {
         f"ours_stopped.halt_{service}": server.halt,
-        f"resume_{service}": server.resume,
+        f"resume_{service}": lambda: (bus_settled(spark), server.resume()),
         f"plain_stopped.halt_{service}": server.halt,
     }
-    with without_listener(spark) as peers, FaultWatcher(folder, actions) as watcher:
+    assert peer_listeners(spark) == 1  # the jar's listener is on the session throughout
+    with FaultWatcher(folder, actions) as watcher:
         result = run_dag(dag)
-    assert peers == 1  # the jar's listener was on the session, and is again
     assert watcher.errors == []
     assert watcher.ran == list(actions), watcher.ran
     healthy = (side(result, folder, "ours_healthy"), side(result, folder, "plain_healthy"))

@@ -146,7 +146,7 @@ class SparkLineageCapture:
         self._session = setup.read_session(spark, sc, app)
         self._app_id = str(app.app_id)
         start_recording(self._tools, sc._jsc, self._app_id)  # lines: the status store's join key
-        if not lst.drain(sc._jsc, START_DRAIN_TIMEOUT):
+        if not lst.drain(sc._jsc, START_DRAIN_TIMEOUT, self._tools.fast_if_ready()):
             log.info("lineage capture: listener bus still busy at start; relying on execution ids")
         self._exec_watermark = setup.last_sql_execution_id(jss)
         self._qe_watermark = setup.next_query_execution_id(self._tools, jss)
@@ -214,7 +214,7 @@ class SparkLineageCapture:
         from lineage_operators.spark.listen.listener import drain
 
         deadline = time.monotonic() + self._drain_timeout
-        ok = drain(self._spark.sparkContext._jsc, self._drain_timeout)
+        ok = drain(self._spark.sparkContext._jsc, self._drain_timeout, self._tools.fast_if_ready())
         return self._wait_for_reader(deadline) if ok else self._gave_up()
 
     def _wait_for_reader(self, deadline: float | None = None) -> bool:

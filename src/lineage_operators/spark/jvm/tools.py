@@ -46,6 +46,12 @@ class JvmTools(JvmBasics):
         ``start()``, the set-up of the functions on the capture's reader thread."""
         return self._chosen().handles
 
+    def fast_if_ready(self) -> Any:
+        """:meth:`fast`'s combinators if they are compiled already, else None (compiling takes
+        ~0.6 s, which a caller on the task's thread must not add to the task)."""
+        found = self._builder
+        return None if found is None else found.handles
+
     def _chosen(self) -> HandleBuilder:
         """The way handles are composed, chosen once: compiling fails at most once (logged)."""
         found = self._builder

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from lineage_operators._logging import get_logger
+from lineage_operators.spark.jvm.text import SEP
 
 log = get_logger(__name__)
 
@@ -272,10 +273,29 @@ def java_proxy(tools: Any, obj: Any) -> Any:
     return tools.java_class("java.util.Objects").requireNonNull(obj)
 
 
-def drain(jsc: Any, timeout_s: float) -> bool:
-    """Wait until the listener bus has delivered every posted event; False on timeout."""
+#: The listener bus queues whose events capture reads: its own listeners' (:data:`LISTENER_QUEUE`)
+#: and the status store's (``appStatus``: an execution's jobs and task metrics). Not the shared
+#: queue: another listener there (openlineage-spark's) may block in a data system's retries.
+CAPTURE_QUEUES = (LISTENER_QUEUE, "appStatus")
+
+
+def drain(jsc: Any, timeout_s: float, handles: Any = None) -> bool:
+    """Wait until the listener bus has delivered every posted event capture reads; False on timeout.
+
+    With the compiled ``handles`` (``JvmTools.fast_if_ready()``), only :data:`CAPTURE_QUEUES` are waited for
+    (one round trip); without them the capture's listener is on the shared queue, and the whole bus is.
+    """
+    millis = int(max(timeout_s, 0.0) * 1000)
+    bus = jsc.sc().listenerBus()
+    if handles is not None:
+        try:
+            return bool(handles.drainQueues(bus, SEP.join(CAPTURE_QUEUES), millis))
+        except Exception as exc:  # a Spark without the queues' field: wait for the whole bus
+            from lineage_operators._errors import describe
+
+            log.debug("lineage capture: waiting for the whole listener bus: %s", describe(exc))
     try:
-        jsc.sc().listenerBus().waitUntilEmpty(int(max(timeout_s, 0.0) * 1000))
+        bus.waitUntilEmpty(millis)
         return True
     except Exception as exc:
         if "Timeout" in type(exc).__name__ or "TimeoutException" in str(exc)[:500]:

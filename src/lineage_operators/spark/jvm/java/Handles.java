@@ -286,6 +286,32 @@ public class Handles {
         }
     }
 
+    // -- waiting for the capture's own queues of the listener bus (listener.drain)
+
+    /**
+     * Waits until the bus queues named in {@code names} (SEP-separated) have delivered every event
+     * posted so far, by {@code timeoutMillis} from now; false when one is still busy then. Spark's
+     * own LiveListenerBus.waitUntilEmpty waits for every queue, so another listener blocked in a
+     * data system's retries (openlineage-spark's, on the shared queue, asks S3 whether a path is a
+     * file while S3 is down) would hold up a capture that needs none of that queue's events.
+     */
+    public boolean drainQueues(Object bus, String names, long timeoutMillis) throws Exception {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        java.lang.reflect.Field field =
+            org.apache.spark.scheduler.LiveListenerBus.class.getDeclaredField("queues");
+        field.setAccessible(true);
+        java.util.List wanted = java.util.Arrays.asList(names.split(SEP));
+        Object[] queues = ((java.util.Collection) field.get(bus)).toArray();
+        for (int i = 0; i < queues.length; i++) {
+            org.apache.spark.scheduler.AsyncEventQueue queue =
+                (org.apache.spark.scheduler.AsyncEventQueue) queues[i];
+            if (wanted.contains(queue.name()) && !queue.waitUntilEmpty(deadline)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     // -- the RDD-job listener (lineage_operators.spark.rdd.jobs)
 
     /** RddJobWatcher.start's listener: queues jobs started without a SQL execution id. */
