@@ -154,6 +154,41 @@ class ServerLookups:
             lambda: list(client._analyze(method="input_files", plan=self._plan(relation)).input_files),
         )
 
+    def analyzed_plan(self, text: str, wide: bool = False) -> str:
+        """``explain(extended)`` of a SQL statement (``AnalyzePlan``: analyzed, never run), uncached;
+        ``wide``: with ``spark.sql.debug.maxToStringFields`` raised for this call and restored.
+        Refused (LookupError) on a server that runs a command it is asked to explain (4.0: an
+        ``INSERT`` explained was inserted once more)."""
+        from pyspark.sql.connect.proto import relations_pb2
+
+        from lineage_operators.spark.connect.analyzed import WIDE_FIELDS, explains_without_running
+
+        if not explains_without_running(self.version()):
+            raise LookupError(f"a Spark {self.version()} server runs the SQL command it is asked to explain")
+
+        relation = relations_pb2.Relation()
+        relation.sql.query = text
+        client = self._spark.client
+
+        def fetch() -> str:
+            self.calls += 1
+            answer = client._analyze(method="explain", plan=self._plan(relation), explain_mode="extended")
+            return str(answer.explain_string)
+
+        with self._quiet():
+            if not wide:
+                return fetch()
+            key = "spark.sql.debug.maxToStringFields"
+            before = self._spark.conf.get(key, None)
+            self._spark.conf.set(key, str(WIDE_FIELDS))
+            try:
+                return fetch()
+            finally:
+                if before is None:
+                    self._spark.conf.unset(key)
+                else:
+                    self._spark.conf.set(key, before)
+
     def _describe(self, name: str) -> TableInfo:
         rows = self._spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect()
         return table_info_from_rows(name, [(r[0], r[1]) for r in rows])
