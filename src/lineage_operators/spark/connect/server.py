@@ -155,25 +155,32 @@ class ServerLookups:
         )
 
     def analyzed_plan(self, text: str, wide: bool = False) -> str:
-        """``explain(extended)`` of a SQL statement (``AnalyzePlan``: analyzed, never run), uncached;
-        ``wide``: with ``spark.sql.debug.maxToStringFields`` raised for this call and restored.
-        Refused (LookupError) on a server that runs a command it is asked to explain (4.0: an
-        ``INSERT`` explained was inserted once more)."""
+        """``explain(extended)`` of a SQL statement, analyzed and never run, uncached; ``wide``: with
+        ``spark.sql.debug.maxToStringFields`` raised for this call and restored.
+
+        ``AnalyzePlan`` where the server only analyzes what it explains; a 4.0 server runs a SQL command
+        it is asked to explain there (an ``INSERT`` explained was inserted once more), so it is asked
+        ``EXPLAIN EXTENDED <statement>``, a command that explains without running (Spark's
+        ``ExplainCommand`` plans the statement in its skip-commands mode), its one row the same text."""
         from pyspark.sql.connect.proto import relations_pb2
 
         from lineage_operators.spark.connect.analyzed import WIDE_FIELDS, explains_without_running
 
-        if not explains_without_running(self.version()):
-            raise LookupError(f"a Spark {self.version()} server runs the SQL command it is asked to explain")
-
-        relation = relations_pb2.Relation()
-        relation.sql.query = text
         client = self._spark.client
+        if explains_without_running(self.version()):
 
-        def fetch() -> str:
-            self.calls += 1
-            answer = client._analyze(method="explain", plan=self._plan(relation), explain_mode="extended")
-            return str(answer.explain_string)
+            def fetch() -> str:
+                self.calls += 1
+                relation = relations_pb2.Relation()
+                relation.sql.query = text
+                answer = client._analyze(method="explain", plan=self._plan(relation), explain_mode="extended")
+                return str(answer.explain_string)
+
+        else:
+
+            def fetch() -> str:
+                self.calls += 1
+                return _explained(client, f"EXPLAIN EXTENDED {text}")
 
         with self._quiet():
             if not wide:
@@ -223,6 +230,18 @@ class ServerLookups:
 
     def version(self) -> str:
         return self._cached(("version",), lambda: str(self._spark.version))
+
+
+def _explained(client: Any, statement: str) -> str:
+    """The one row of an ``EXPLAIN`` command, in one round trip: the server answers a SQL command
+    with its result rows inline (an Arrow batch in a local relation), which ``spark.sql(...).collect()``
+    would send back to the server to read."""
+    import pyarrow as pa
+    from pyspark.sql.connect.plan import SQL
+
+    _, properties, _ = client.execute_command(SQL(statement).command(client))
+    data = properties["sql_command_result"].local_relation.data
+    return str(pa.ipc.open_stream(data).read_all().column(0)[0].as_py())
 
 
 __all__ = ["ServerLookups", "TableInfo", "table_info_from_rows"]
