@@ -128,6 +128,46 @@ def test_aggregate_filter_clause_and_count_distinct() -> None:
     assert result["d"] == {"o_orderkey": {"AGGREGATION"}}
 
 
+def test_pivot_names_hold_as_and_its_columns_index_them() -> None:
+    """A PIVOT's aggregate is named ``__pivot_sum(x) AS `sum(x)``` and each output column indexes it:
+    the alias is the leftmost `` AS `` whose name references no attribute."""
+    text = (
+        "Project [customer_id#1L, __pivot_sum(q.amount) AS `sum(q.amount)`#11[0] AS paid#12, "
+        "__pivot_sum(q.amount) AS `sum(q.amount)`#11[1] AS new#13]\n"
+        "+- Aggregate [customer_id#1L], [customer_id#1L, "
+        "pivotfirst(status#3, sum(q.amount)#5, paid, new, 0, 0) "
+        "AS __pivot_sum(q.amount) AS `sum(q.amount)`#11]\n"
+        "   +- Aggregate [customer_id#1L, status#3], "
+        "[customer_id#1L, status#3, sum(amount#2) AS sum(q.amount)#5]\n"
+        "      +- Relation db.orders[customer_id#1L,amount#2,status#3] parquet"
+    )
+    lineage = _lineage(text)
+    assert lineage["paid"] == {"amount": {"AGGREGATION"}, "status": {"CONDITIONAL"}}
+    assert lineage["new"] == lineage["paid"]
+
+
+def test_a_view_column_list_cast_to_its_own_type_is_identity() -> None:
+    """A persistent view's column list casts every column to its type (twice when views nest): the
+    outer cast reads an alias of the inner one, whose type is known before any node is rendered."""
+    text = (
+        "Project [seg#30, total#31]\n"
+        "+- View (`spark_catalog`.`db`.`top`, [seg#30, total#31])\n"
+        "   +- Project [cast(segment#34 as string) AS seg#30, cast(doubled#29 as double) AS total#31]\n"
+        "      +- Project [segment#34, (revenue#35 * cast(2 as double)) AS doubled#29]\n"
+        "         +- View (`spark_catalog`.`db`.`revenue`, [segment#34, revenue#35])\n"
+        "            +- Project [cast(segment#13 as string) AS segment#34, "
+        "cast(amount#10 as double) AS revenue#35]\n"
+        "               +- Relation db.orders[amount#10,segment#13] parquet"
+    )
+    plan = parse_analyzed(_HEAD + text + _TAIL, {10: "double", 13: "string"})
+    assert plan is not None
+    lineage = lineage_of_plan(plan.items, None, False)
+    subtypes = {
+        name: {t.subtype for kinds in cols.values() for t in kinds} for name, cols in lineage.fields.items()
+    }
+    assert subtypes == {"seg": {"IDENTITY"}, "total": {"TRANSFORMATION"}}
+
+
 def test_truncated_lists_and_unknown_nodes_are_reported() -> None:
     truncated = parse_analyzed(_HEAD + "Project [a#1, b#2, ... 30 more fields]\n+- " + _ORDERS + _TAIL)
     assert truncated is not None

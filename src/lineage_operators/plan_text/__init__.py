@@ -59,6 +59,7 @@ def parse_analyzed(explain: str, types: Mapping[int, str] | None = None) -> Anal
         for line in lines:
             names.define_from(line)
         renderer = Renderer(names)
+        renderer.types.update(names.types)
         renderer.types.update(types or {})
         items = renderer.render(query_line(root))
         return AnalyzedPlan(items, renderer.leaves, renderer.unknown, truncated)

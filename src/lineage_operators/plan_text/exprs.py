@@ -85,6 +85,10 @@ class Names:
     def __init__(self) -> None:
         self.names: dict[int, str] = {}
         self.longs: set[int] = set()
+        #: exprId -> JSON type of the aliases of a cast (``cast(x as string) AS s#5``), found before any
+        #: node is rendered: a parent's cast of that alias keeps the value when the types are the same
+        #: (a persistent view's column list casts every column to its own type, twice when views nest)
+        self.types: dict[int, str] = {}
 
     def define(self, ident: int, name: str, long: bool = False) -> None:
         if name and ident not in self.names:
@@ -100,6 +104,9 @@ class Names:
                 alias = alias_of(item)
                 if alias is not None:
                     self.define(alias[1], alias[2], alias[3])
+                    kind = cast_type(alias[0])
+                    if kind is not None:
+                        self.types.setdefault(alias[1], kind)
                     continue
                 match = _PLAIN.match(item)
                 if match is not None:
@@ -120,20 +127,45 @@ def _bracketed(text: str) -> list[str]:
     return found
 
 
+def cast_type(text: str) -> str | None:
+    """The JSON type of ``text`` when it is one cast (``cast(x#1 as string)``), else None."""
+    text = text.strip()
+    lowered = text.lower()
+    if not (lowered.startswith("cast(") and text.endswith(")")):
+        return None
+    depth = 0
+    for index in range(4, len(text) - 1):  # from the cast's "(" to before the last ")"
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth == 0:
+            return None  # the cast's parenthesis closes before the end: more than one cast
+    cut = lowered.rfind(" as ")
+    if cut < 0:
+        return None
+    target = text[cut + 4 : -1].strip().lower().replace(", ", ",")
+    return TYPES.get(target, target)
+
+
 def alias_of(item: str) -> tuple[str, int, str, bool] | None:
-    """``expr AS name#id`` -> (expr, id, name, long); the rightmost `` AS `` whose left side is
-    balanced (a name may hold `` AS ``: ``CAST(a AS INT)#5``)."""
+    """``expr AS name#id`` -> (expr, id, name, long): the leftmost `` AS `` whose left side is
+    balanced and whose right side names no other attribute. A name may hold `` AS ``
+    (``CAST(a AS INT)#5``, a pivot's ``__pivot_sum(x) AS `sum(x)`#11``), and so may an expression
+    (``__pivot_sum(x) AS `sum(x)`#11[0] AS paid#12``)."""
     match = re.search(r"#(\d+)(L?)$", item)
     if match is None:
         return None
-    position = match.start()
+    position = -1
     while True:
-        position = item.rfind(" AS ", 0, position)
+        position = item.find(" AS ", position + 1, match.start())
         if position < 0:
             return None
-        left = item[:position]
-        if left.count("(") == left.count(")") and left.count("[") == left.count("]"):
-            return left, int(match.group(1)), item[position + 4 : match.start()], bool(match.group(2))
+        left, name = item[:position], item[position + 4 : match.start()]
+        balanced = left.count("(") == left.count(")") and left.count("[") == left.count("]")
+        if balanced and not _REFERENCE_IN_NAME.search(name):
+            return left, int(match.group(1)), name, bool(match.group(2))
+
+
+#: An attribute reference (``#12``) inside what would be an alias's name: that `` AS `` is not the alias's.
+_REFERENCE_IN_NAME = re.compile(r"#\d")
 
 
 class Masked:

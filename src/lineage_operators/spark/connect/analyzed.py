@@ -130,15 +130,7 @@ def _plan(explain: Callable[[bool], str]) -> _Fetched | None:
     if plan.unknown:
         _skip("plan text not understood: " + ", ".join(plan.unknown[:5]))
         return None
-    if _NOT_YET.search(text.split("== Optimized", 1)[0]):
-        _skip("a PIVOT or a persistent view: not compared with a classic session yet")
-        return None
     return _Fetched(text, plan)
-
-
-#: Plans the corpus does not show identical to a classic session yet (the existing parity scenarios
-#: differ): PIVOT's ``pivotfirst`` and persistent views (``View (`catalog`.`db`.`v`, ...)``).
-_NOT_YET = re.compile(r"pivotfirst\(|View \(`[^`]*`\.")
 
 
 def _join_leaves(
