@@ -5,7 +5,11 @@ listener bus only queues them: :mod:`~lineage_operators.spark.listen.execution_q
 extracts plain facts at once and keeps py4j round trips constant in the plan size: every leaf of
 the plan, of its subqueries and of a write command's query is read by JVM-side functions built in
 :mod:`lineage_operators.spark.jvm.tools` (one ``map`` + ``mkString`` for all leaves), and the root command
-by one more. Naming and facets happen later, in plain Python (:mod:`lineage_operators.spark.resolve`).
+by one more. ``ExecutionReader.java`` applies them all in one call
+(:mod:`~lineage_operators.spark.plan.batch`); where it cannot be compiled they are called one by one
+here. Either way the result is one :class:`~lineage_operators.spark.plan.execution.ExecutionRead`, turned
+into facts by one function (:func:`~lineage_operators.spark.plan.execution.execution_facts`). Naming and
+facets happen later, in plain Python (:mod:`lineage_operators.spark.resolve`).
 
 What is read of which Spark class comes from two tables: the root commands in
 :data:`~lineage_operators.spark.plan.command_table.COMMANDS`, the leaves in
