@@ -191,8 +191,7 @@ public class ExecutionReader {
         out.append(succeeded ? observed(qe) : NONE).append(PART);
         out.append(succeeded ? scans(qe) : NONE);
         if (maxLeafColumns > 0) {
-            boolean query = facts.length() > 0 && !facts.startsWith(NONE);
-            StringBuilder json = query ? planJson(plan, leaves, maxLeafColumns) : null;
+            StringBuilder json = planJson(plan, leaves, maxLeafColumns);
             out.append(PART);
             if (json == null) {
                 out.append(NONE);
@@ -407,19 +406,22 @@ public class ExecutionReader {
         }
     }
 
-    /** The written query's compact JSON, or null (no writer, too many leaf columns, no query). */
+    /** The written query's compact JSON, or null (no writer, no query, too many leaf columns). */
     private StringBuilder planJson(Object plan, ArrayList leaves, int maxLeafColumns) {
         if (planWriter == null) {
             return null;
         }
-        int columns = 0;
-        for (int i = 0; i < leaves.size(); i++) {
-            columns += ((QueryPlan) leaves.get(i)).output().size();
-        }
-        if (columns > maxLeafColumns) {
-            return null;  // Python counts distinct columns and decides
-        }
         try {
+            if (queryOf.apply(plan) instanceof String) {
+                return null;  // NONE: not a write of a query
+            }
+            int columns = 0;
+            for (int i = 0; i < leaves.size(); i++) {
+                columns += ((QueryPlan) leaves.get(i)).output().size();
+            }
+            if (columns > maxLeafColumns) {
+                return null;  // Python counts distinct columns and decides
+            }
             return (StringBuilder) render.invoke(planWriter, new Object[] {queryOf, plan});
         } catch (Throwable e) {
             return null;  // Python renders it again and reports why
