@@ -71,12 +71,12 @@ def _safe(name: str) -> str:
     return _UNSAFE.sub("_", name)[:200]
 
 
-def _user_cache_root() -> Path:
+def _user_cache_root(env: Mapping[str, str]) -> Path:
     if sys.platform == "win32":
-        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        return Path(env.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     if sys.platform == "darwin":
         return Path.home() / "Library" / "Caches"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache")
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> Path | None:
@@ -88,7 +88,7 @@ def cache_root(environ: Mapping[str, str] | None = None) -> Path | None:
     if value:
         return Path(value).expanduser()
     try:
-        return _user_cache_root() / "lineage-operators" / "jvm-classes"
+        return _user_cache_root(env) / "lineage-operators" / "jvm-classes"
     except Exception as exc:  # no home directory: nothing to cache into
         log.debug("lineage capture: no user cache directory for compiled classes (%s)", exc)
         return None
