@@ -174,7 +174,8 @@ def update(text: str, figures: Sequence[Figure], run: Run) -> str:
         RUNS: Table.parse(_section(text, RUNS) or "", RUNS_HEADER),
     }
     changed = set()
-    for workload in {key[0] for key in map(three_sides_key, (f.name for f in figures)) if key}:
+    touched = dict.fromkeys(key[0] for key in map(three_sides_key, (f.name for f in figures)) if key)
+    for workload in touched:  # in the figures' order: a new row's place must not depend on hashing
         for (
             column
         ) in THREE_SIDES_RATIOS.values():  # a ratio this run did not measure is not left dated as its
