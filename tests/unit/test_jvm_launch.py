@@ -69,7 +69,8 @@ def test_an_archive_that_is_there_is_read_quietly_after_the_users_options(home: 
 def test_the_archive_is_named_by_what_the_jvm_checks_it_against(home: Path) -> None:
     base = {"PATH": "/usr/bin:/bin", "SPARK_SUBMIT_OPTS": _TEST_OPTS}
     name = _archive_for(base).name
-    assert name.startswith("spark-") and name.endswith(".jsa")
+    assert name.startswith("spark-")
+    assert name.endswith(".jsa")
     assert _archive_for({**base, "SPARK_SUBMIT_OPTS": "-XX:+UseG1GC"}).name != name
     assert _archive_for({**base, "SPARK_DIST_CLASSPATH": "/opt/more.jar"}).name != name
     reading = {**base, "SPARK_SUBMIT_OPTS": f"{_TEST_OPTS} -XX:SharedArchiveFile=/x.jsa -Xlog:cds=off"}
