@@ -20,6 +20,8 @@ import traceback
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from lineage_operators.redaction import redact_text
+
 __all__ = [
     "PY4J_LOGGERS",
     "RedactingFilter",
@@ -117,8 +119,6 @@ def task_scope(label: str) -> Iterator[None]:
 
 def _redact(text: str) -> str:
     try:
-        from lineage_operators.redaction import redact_text
-
         return redact_text(text)
     except Exception:
         return "<unprintable>"

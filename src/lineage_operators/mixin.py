@@ -12,8 +12,10 @@ import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-# The recorder, the dataset model and the redacting logger are imported where a task runs, not
-# here: a DAG file that imports an operator built on this mixin loads only this module.
+# Everything of this package the mixin uses runs in a task (the recorder, data quality, the
+# redacting logger) and is imported in the methods that run it: a DAG file that imports an
+# operator built on the mixin loads only this module of it (the parse benchmark, see
+# operators/pyspark.py); OpenLineage and the provider load in a task only.
 if TYPE_CHECKING:
     import logging
 

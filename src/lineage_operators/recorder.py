@@ -98,10 +98,10 @@ class LineageRecorder:
             result = capture.stop()
             self.add_inputs(result.inputs)
             self.add_outputs(result.outputs)
-            for name, facet in result.run_facets.items():
-                self.add_run_facet(name, facet)
-            for name, facet in result.job_facets.items():
-                self.add_job_facet(name, facet)
+            for name, run_facet in result.run_facets.items():
+                self.add_run_facet(name, run_facet)
+            for name, job_facet in result.job_facets.items():
+                self.add_job_facet(name, job_facet)
         except Exception as error:
             log.warning("Task %s: lineage capture failed: %s", self.task_label, _describe(error))
 

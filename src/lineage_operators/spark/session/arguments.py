@@ -9,6 +9,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from lineage_operators.redaction import redact_text, redact_url
+
 SPARK_CONN_TYPES = ("spark", "spark_connect")
 
 _MASTER_PATTERN = (
@@ -31,8 +33,6 @@ def _master_re() -> re.Pattern[str]:
 
 
 def _shown(value: Any) -> str:
-    from lineage_operators.redaction import redact_text, redact_url
-
     text = value if isinstance(value, str) else repr(value)
     return repr(redact_url(text) if "://" in text else redact_text(text))
 
