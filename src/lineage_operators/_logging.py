@@ -20,8 +20,6 @@ import traceback
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from lineage_operators.redaction import redact_text
-
 __all__ = [
     "PY4J_LOGGERS",
     "RedactingFilter",
@@ -118,6 +116,10 @@ def task_scope(label: str) -> Iterator[None]:
 
 
 def _redact(text: str) -> str:
+    # here, not at the top: redaction compiles its patterns when imported (~20 ms), and every DAG file
+    # importing the operator imports this module; a parse logs nothing, a task's first line pays it
+    from lineage_operators.redaction import redact_text
+
     try:
         return redact_text(text)
     except Exception:

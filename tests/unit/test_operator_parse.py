@@ -197,7 +197,6 @@ def test_a_dag_file_with_the_operator_loads_only_what_builds_a_task():
         "lineage_operators.mixin",
         "lineage_operators.operators",
         "lineage_operators.operators.pyspark",
-        "lineage_operators.redaction",
         "lineage_operators.spark",
         "lineage_operators.spark.session",
         "lineage_operators.spark.session.arguments",

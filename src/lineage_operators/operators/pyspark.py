@@ -19,7 +19,7 @@ from lineage_operators.spark.session.arguments import check_capture_lineage, che
 
 # At the top: what building a task needs (its argument checks). What runs only in a task (the
 # session, the capture, assets, the redacting logger) is imported in the methods that run it: with
-# those imports here too, a DAG file loaded 28 modules of this package instead of 11 and the parse
+# those imports here too, a DAG file loaded 28 modules of this package instead of 10 and the parse
 # benchmark missed its target (parse_time_ratio 1.63 cold, 1.77 preimported; target 1.10). pyspark,
 # py4j and OpenLineage never load at parse (tests/unit/test_lazy_imports.py).
 if TYPE_CHECKING:

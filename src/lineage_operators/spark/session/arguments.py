@@ -9,8 +9,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from lineage_operators.redaction import redact_text, redact_url
-
 SPARK_CONN_TYPES = ("spark", "spark_connect")
 
 _MASTER_PATTERN = (
@@ -33,6 +31,10 @@ def _master_re() -> re.Pattern[str]:
 
 
 def _shown(value: Any) -> str:
+    # here, not at the top: a DAG parse runs these checks, and redaction compiles its patterns when
+    # imported (~20 ms); only a bad value, about to be raised, is shown
+    from lineage_operators.redaction import redact_text, redact_url
+
     text = value if isinstance(value, str) else repr(value)
     return repr(redact_url(text) if "://" in text else redact_text(text))
 
