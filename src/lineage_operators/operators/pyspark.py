@@ -13,15 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.standard.operators.python import PythonOperator
 
-from lineage_operators.column_lineage.settings import validate
 from lineage_operators.mixin import OpenLineageMixin
-from lineage_operators.spark.session.arguments import check_capture_lineage, check_master
 
-# At the top: what building a task needs (its argument checks). What runs only in a task (the
-# session, the capture, assets, the redacting logger) is imported in the methods that run it: with
-# those imports here too, a DAG file loaded 28 modules of this package instead of 10 and the parse
-# benchmark missed its target (parse_time_ratio 1.63 cold, 1.77 preimported; target 1.10). pyspark,
-# py4j and OpenLineage never load at parse (tests/unit/test_lazy_imports.py).
+# Only the mixin at the top: what runs in a task (the session, the capture, assets, the redacting
+# logger) is imported in the methods that run it, the argument checks where a value is given. With all
+# of it at the top a DAG file loaded 28 modules of this package instead of 3 and the parse benchmark
+# missed its target (parse_time_ratio 1.63 cold, 1.77 preimported; target 1.10). pyspark, py4j and
+# OpenLineage never load at parse (tests/unit/test_lazy_imports.py).
 if TYPE_CHECKING:
     import logging
 
@@ -123,19 +121,28 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             raise TypeError(
                 f"config_kwargs must be a mapping of Spark conf, got {type(config_kwargs).__name__}"
             )
-        check_master(master)
-        check_capture_lineage(capture_lineage)
+        # A value left at its default needs no check, and the checks' modules load only for a value
+        # given: importing them in every parse cost 7.9 M instructions per 50-task DAG (callgrind:
+        # parse ratio 1.108 -> 1.078 cold, against the 1.10 target of benchmarks/parse_cost.py).
+        if master is not None or capture_lineage is not True:
+            from lineage_operators.spark.session.arguments import check_capture_lineage, check_master
+
+            check_master(master)
+            check_capture_lineage(capture_lineage)
         if asset_alias is not None:
             from airflow.sdk import AssetAlias
 
             kwargs["outlets"] = [*_as_outlets(kwargs.get("outlets")), AssetAlias(asset_alias)]
-        validate(
+        column_settings = (
             column_lineage,
             column_lineage_dataset_dependencies,
             column_lineage_max_columns,
             column_lineage_descriptions,
-            owner=type(self).__name__,
         )
+        if any(value is not None for value in column_settings):
+            from lineage_operators.column_lineage.settings import validate
+
+            validate(*column_settings, owner=type(self).__name__)
         # Airflow's ``apply_defaults`` runs at each class level as usual; the mixin checks
         # ``inputs`` / ``outputs`` / ``data_quality`` once, on its way to ``PythonOperator``.
         super().__init__(
@@ -223,6 +230,8 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         )
 
         if not self.conn_id:
+            from lineage_operators.spark.session.arguments import check_master
+
             check_master(self.master)  # templated values are known only now
         conf = {"spark.app.name": f"{self.dag_id}.{self.task_id}", **(self.config_kwargs or {})}
         spec = (
