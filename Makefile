@@ -35,6 +35,11 @@ test test-% peer: export SPARK_SUBMIT_OPTS := $(strip $(filter-out $(TEST_JAVA_O
 # pyspark and the providers from source again: ~6 CPU-s per process importing Airflow, 19% of an
 # `airflow dags test` test (docs/contributing.md). An empty value is "unset" for Python.
 test test-% peer: export PYTHONDONTWRITEBYTECODE :=
+# The tests' Spark JVMs read Spark's classes from a class-data-sharing archive per environment, which the first
+# test process of the environment makes when it is missing (tests/support/jvm_launch.py: ~30 CPU-s once per machine
+# and environment, ~190 MB in ~/.cache/lineage-operators/class-archives; 15.9 -> 8.7 CPU-s for a JVM's session, a
+# write and a read). Test targets only.
+test test-% peer: export LINEAGE_CLASS_ARCHIVE := make
 
 .PHONY: setup demo marquez docs test test-main test-benchmarks test-fast test-lowest test-lowest-spark test-spark-lines test-iceberg test-delta test-peer test-peer-lakehouse test-s3 test-hive test-kafka peer lint bench services spark-only-env spark-provider-env clean test-envs jars
 
@@ -76,10 +81,12 @@ spark-provider-env: $(SPARK_PROVIDER_VENV)/.installed
 # (SYSTEM_TESTS_ELSEWHERE), so each line runs each test once. Left to `make test` (newest versions): the tests
 # that run in the other environments (`.[spark]`-only, Airflow's Spark provider; both built from the newest
 # versions), the browser view and Marquez (the provider's HTTP transport is the lowest provider's in
-# tests/system/test_fault_matrix.py and test_assertion_dag.py). `make test-lowest LOWEST_TESTS="tests/spark tests/system"` runs everything
+# tests/system/test_fault_matrix.py and test_assertion_dag.py), and the standalone cluster (a `spark://` master is
+# Spark's part, the same operator and Airflow as the other system tests: ~70 s). `make test-lowest LOWEST_TESTS="tests/spark tests/system"` runs everything
 # (Spark tests first, as in `make test`: their shared session must be the first one of the process).
 LOWEST_TESTS ?= tests/system --ignore=tests/system/test_without_openlineage.py --ignore=tests/system/test_lineage_view.py \
 	--ignore=tests/system/test_marquez.py --ignore=tests/system/test_marquez_faults.py --ignore=$(FAULT_SYSTEM_TESTS) \
+	--ignore=tests/system/test_standalone_cluster.py \
 	--deselect=tests/system/test_unmodified_tasks_cli.py::test_unmodified_task_pyspark_in_an_environment_with_airflows_spark_provider \
 	$(LOG_MASKING_ELSEWHERE) $(FORKS_CLI_ELSEWHERE)
 
@@ -105,8 +112,10 @@ test-lowest: $(LOWEST_VENV)/.installed $(SERVICES)
 # in one process (tests/system/test_one_process.py). The Connect lines add the Connect tests (CONNECT_SPARK_TESTS and
 # CONNECT_SYSTEM_TESTS; Spark tests before system tests, as the shared session must be the process's
 # first): the client internals the interceptor uses, the classic/Connect parity of datasets and of
-# DataFrame column lineage (the Relation protobufs the client sends), and the operator and an unmodified task
-# on a Connect server: about a minute more per line, all of them kept. The newest line
+# DataFrame column lineage (the Relation protobufs the client sends), the SQL corpus's column lineage (TPC-H
+# and our own statements, classic vs Connect: 75-115 s a line on 2 cores, all 60 statements in one
+# capture a side), and the operator and an unmodified task on a Connect server: about 3 minutes more per
+# line, all of them kept. The newest line
 # runs them in `make test`. On SYSTEM_TESTS_ELSEWHERE the line's system tests run in the lower-bound environment of
 # the same line instead (3.5.0 in `make test-lowest-spark`, 4.0.0 in `make test-lowest`), so that no line runs the
 # same test twice; `make test-spark-3.5 SYSTEM_TESTS_ELSEWHERE=` runs them all on one line.
@@ -135,7 +144,7 @@ FORKS_CLI_ELSEWHERE := --deselect=$(MODULE_SESSION)[airflow_dags_test]
 FORKS_DAG_TEST_ELSEWHERE := --deselect=$(MODULE_SESSION)[dag_test]
 LINE_TESTS ?= $(LINE_SPARK_TESTS) $(LINE_SYSTEM_TESTS)
 CONNECT_SPARK_TESTS ?= tests/spark/test_connect_capture.py tests/spark/test_connect_parity.py \
-	tests/spark/test_connect_column_lineage.py
+	tests/spark/test_connect_column_lineage.py tests/spark/test_connect_sql_corpus.py
 CONNECT_SYSTEM_TESTS ?= tests/system/test_connect_lineage.py tests/system/test_unmodified_connect.py
 SYSTEM_TESTS_ELSEWHERE ?= 3.5 4.0
 comma := ,
@@ -187,8 +196,14 @@ test-lowest-spark: $(LOWEST_SPARK_VENV)/.installed $(SERVICES)
 # tests/iceberg runs in a pytest process of its own per line: the jar must be on the classpath when its JVM starts.
 ICEBERG_LINES := 3.5 4.0 4.1
 
+# Each format's test of the operator in an Airflow DAG run runs on FORMAT_DAG_LINE only: what it adds to the line's
+# capture tests is Airflow's part, the same on every line (~50 s for Iceberg and ~70 s for Delta a line).
+FORMAT_DAG_LINE := 4.1
+format_dag_elsewhere = $(if $(filter $(1),$(FORMAT_DAG_LINE)),,--deselect=$(2))
+
 test-iceberg-%: .venv-spark-%/.installed $(JARS) $(SERVICES)
-	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider -rs --durations=5 tests/iceberg
+	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider -rs --durations=5 tests/iceberg \
+		$(call format_dag_elsewhere,$*,tests/iceberg/test_airflow_dag.py)
 
 test-iceberg: $(addprefix test-iceberg-,$(ICEBERG_LINES))
 
@@ -197,7 +212,8 @@ test-iceberg: $(addprefix test-iceberg-,$(ICEBERG_LINES))
 DELTA_LINES := 3.5 4.0 4.1
 
 test-delta-%: .venv-spark-%/.installed $(JARS) $(SERVICES)
-	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 tests/delta
+	$(SPEC_ENV) .venv-spark-$*/bin/python -m pytest -p no:cacheprovider --durations=5 tests/delta \
+		$(call format_dag_elsewhere,$*,tests/delta/test_delta_airflow_dag.py)
 
 test-delta: $(addprefix test-delta-,$(DELTA_LINES))
 

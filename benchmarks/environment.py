@@ -136,17 +136,23 @@ def versions() -> dict[str, str]:
 
 
 def run_child_report(
-    module: str, args: list[str], result_prefix: str, timeout: float, *, pass_stderr: bool = False
+    module: str,
+    args: list[str],
+    result_prefix: str,
+    timeout: float,
+    *,
+    pass_stderr: bool = False,
+    environment: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run ``python -m <module> <args>`` in a fresh interpreter and return the JSON report it
     prints on a line starting with ``result_prefix``; a fresh process is what makes the figure.
 
     ``pass_stderr``: the child's stderr (its progress lines) goes to this process's stderr as it
-    comes, for children that run for minutes."""
+    comes, for children that run for minutes. ``environment``: variables set in the child besides."""
     completed = subprocess.run(
         [sys.executable, "-m", module, *args],
         cwd=REPO_ROOT,
-        env=child_environment(),
+        env={**child_environment(), **(environment or {})},
         stdout=subprocess.PIPE,
         stderr=None if pass_stderr else subprocess.PIPE,
         text=True,

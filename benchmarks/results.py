@@ -48,6 +48,8 @@ THREE_SIDES_RATIOS = {
     "lineage_jar_over_jar_cpu": "ours+jar / jar",
 }
 PER_JOB = "_per_job"
+#: The fresh-process workload's ratios are recorded as measured (:mod:`benchmarks.three_sides_fresh`).
+FRESH_PREFIX = f"{THREE_SIDES_PREFIX}fresh_"
 
 
 def begin(name: str) -> str:
@@ -142,10 +144,16 @@ def interval_cell(figure: Figure) -> str:
 
 def three_sides_key(name: str) -> tuple[str, str] | None:
     """``three_sides_tiny_actions_jar_over_plain_cpu_per_job`` -> (``tiny_actions``, ``jar / plain``);
-    ``None`` for any other figure (the per-side CPU seconds and heaps stay in the JSON output)."""
-    if not name.startswith(THREE_SIDES_PREFIX) or not name.endswith(PER_JOB):
+    ``three_sides_fresh_<ratio>`` (as measured, paired) likewise; ``None`` for any other figure (the
+    per-side CPU seconds and heaps stay in the JSON output)."""
+    if not name.startswith(THREE_SIDES_PREFIX):
         return None
-    rest = name[len(THREE_SIDES_PREFIX) : -len(PER_JOB)]
+    if name.endswith(PER_JOB):
+        rest = name[len(THREE_SIDES_PREFIX) : -len(PER_JOB)]
+    elif name.startswith(FRESH_PREFIX):  # whole processes: paired ratios as measured, no per-job form
+        rest = name[len(THREE_SIDES_PREFIX) :]
+    else:
+        return None
     for suffix, column in THREE_SIDES_RATIOS.items():
         if rest.endswith(f"_{suffix}"):
             return rest[: -len(suffix) - 1], column
@@ -166,6 +174,12 @@ def update(text: str, figures: Sequence[Figure], run: Run) -> str:
         RUNS: Table.parse(_section(text, RUNS) or "", RUNS_HEADER),
     }
     changed = set()
+    touched = dict.fromkeys(key[0] for key in map(three_sides_key, (f.name for f in figures)) if key)
+    for workload in touched:  # in the figures' order: a new row's place must not depend on hashing
+        for (
+            column
+        ) in THREE_SIDES_RATIOS.values():  # a ratio this run did not measure is not left dated as its
+            tables[THREE_SIDES].set((run.line, workload), column, "")
     for figure in figures:
         three_sides = three_sides_key(figure.name)
         if three_sides is not None:

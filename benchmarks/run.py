@@ -31,6 +31,7 @@ from benchmarks.environment import configure_process_environment
 configure_process_environment()
 
 from benchmarks import (  # noqa: E402
+    class_cache_cost,
     connect_overhead,
     fresh_process,
     large_plans,
@@ -72,11 +73,12 @@ BENCHMARKS: dict[str, Callable[[Settings], list[Figure]]] = {
     "fresh_process": fresh_process.run,
     "many_tiny_actions_500": many_tiny_actions.run_500,
     "quality_checks": quality_checks.run,
+    "class_cache": class_cache_cost.run,
     **three_sides_run.BENCHMARKS,
 }
 #: Run only when named with ``--only`` (long variants of a default benchmark; the three-side
 #: comparison with the openlineage-spark jar).
-ON_REQUEST = ("many_tiny_actions_500", *three_sides_run.BENCHMARKS)
+ON_REQUEST = ("many_tiny_actions_500", "class_cache", *three_sides_run.BENCHMARKS)
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:

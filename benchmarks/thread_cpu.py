@@ -65,6 +65,36 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def descendants_cpu(pid: int) -> float:
+    """CPU seconds of every live descendant of process ``pid`` (the Spark JVM a driver started, the
+    Python workers that JVM started), each with its own ended children's; ``pid``'s own not included."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                text = stat.read()
+        except OSError:
+            continue  # the process ended
+        parents[int(entry)] = int(text[text.rindex(")") + 2 :].split()[1])
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for child, parent in parents.items() if parent in frontier]
+        found.extend(children)
+        frontier = children
+    total = 0.0
+    for child in found:
+        try:
+            with open(f"/proc/{child}/stat") as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        total += sum(int(value) for value in fields[11:15]) / TICKS  # utime stime cutime cstime
+    return total
+
+
 class ThreadSampler:
     """Keeps the last CPU time seen of every thread of the JVM, including threads that ended."""
 

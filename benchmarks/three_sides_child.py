@@ -12,7 +12,8 @@ the driver Python's CPU (``os.times``), the JVM's CPU (``/proc/<pid>/stat``, end
 included), the JVM's heap peak (every heap pool's peak usage, reset before the run; their sum
 bounds the heap's peak from above), CPU per JVM thread group (sampled every 0.2 s, for
 profiles only), and the jar's events written. ``fresh``: one run of the fresh-process job, its
-CPU counted from the process's start (interpreter, imports, JVM start included).
+CPU counted from the process's start (interpreter, imports, JVM start included), of the whole
+process tree (the JVM and whatever it started).
 """
 
 from __future__ import annotations
@@ -158,6 +159,7 @@ def measure(
 ) -> dict[str, Any]:
     from benchmarks.alternation import progress
     from benchmarks.environment import steady_spark_stop
+    from benchmarks.thread_cpu import descendants_cpu
     from benchmarks.three_sides import side_conf, side_named
 
     side = side_named(side_name)
@@ -184,8 +186,9 @@ def measure(
             shutil.rmtree(run_dir, ignore_errors=True)
         wall = time.perf_counter() - started
         py_after, jvm_after = python_cpu_seconds(), meter.cpu_seconds()
-        if workload == "fresh":  # the whole process: from its start, not from the run's
+        if workload == "fresh":  # the whole process tree: from its start, not from the run's
             py_before, jvm_before = 0.0, 0.0
+            jvm_after = descendants_cpu(os.getpid())
         record: dict[str, Any] = {
             "wall_seconds": wall,
             "py_cpu_seconds": py_after - py_before,

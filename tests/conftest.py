@@ -2,7 +2,8 @@
 
 * pyspark starts one JVM per process and the first session fixes the driver's classpath, so the
   PostgreSQL JDBC driver (for the JDBC system tests) goes on it from the start, whichever test
-  happens to start Spark first.
+  happens to start Spark first; and the suite's JVMs read Spark's classes from a class-data-sharing
+  archive when ``make test-envs`` made one (tests/support/jvm_launch.py).
 * The canary scan: every log record (of any logger, this library's at DEBUG), every test's
   captured stdout/stderr/log (Spark's JVM output included) and every OpenLineage event file the
   harness wrote under pytest's base temp directory are searched for the canary secrets that the
@@ -27,12 +28,10 @@ from pathlib import Path
 import pytest
 from tests.support.canary import CANARIES, leaked
 from tests.support.connect_server import connect_server  # noqa: F401  (session fixture, shared)
+from tests.support.jvm_launch import prepare_environment
 from tests.support.marquez import marquez  # noqa: F401  (session fixture, shared)
-from tests.support.postgres import find_jdbc_jar
 
-_jar = find_jdbc_jar()
-if _jar is not None and "PYSPARK_SUBMIT_ARGS" not in os.environ:
-    os.environ["PYSPARK_SUBMIT_ARGS"] = f"--driver-class-path {_jar} --jars {_jar} pyspark-shell"
+prepare_environment(os.environ)
 
 _hits: list[str] = []
 _current_test = ["(collection)"]

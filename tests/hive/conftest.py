@@ -82,11 +82,14 @@ def hive_session(
     conf = {
         **listener,
         **s3a_conf(hive_s3.endpoint),
-        # on the JVM's own classpath, as a cluster's image has them: Hadoop finds S3A whatever loader asks
-        "spark.driver.extraClassPath": ":".join(str(jar) for jar in hive_jars),
     }
     session = open_session(
-        "lineage-operators-hive-tests", hive_jars, conf, work, overrides=hive_spark_conf(hive_metastore)
+        "lineage-operators-hive-tests",
+        hive_jars,
+        conf,
+        work,
+        overrides=hive_spark_conf(hive_metastore),
+        classpath=hive_jars,
     )
     workspace = HiveWorkspace(hive_metastore, work, hive_s3)
     try:

@@ -99,7 +99,7 @@ def test_the_step_by_step_read_finds_the_same_scan_figures(
 
     def both(reader: Any, func_name: str, qe: Any, succeeded: bool, *reply: Any) -> Any:
         batched = original(reader, func_name, qe, succeeded, *reply)
-        stepped = reader._read_steps(func_name, qe, succeeded)
+        stepped = original(reader, func_name, qe, succeeded, by_steps=True)
         if batched is not None and stepped is not None:
             pairs.append(([vars(r) for r in batched.inputs], [vars(r) for r in stepped.inputs]))
         return batched

@@ -57,10 +57,8 @@ def kafka_session(
     listener = {k: v for k, v in peer_conf(kafka_jars[0], events).items() if k != "spark.jars"}
     conf = {
         **listener,
-        # on the JVM's own classpath, as a cluster's image has them: every loader finds the connector
-        "spark.driver.extraClassPath": ":".join(str(jar) for jar in kafka_jars),
     }
-    session = open_session("lineage-operators-kafka-tests", kafka_jars, conf, work)
+    session = open_session("lineage-operators-kafka-tests", kafka_jars, conf, work, classpath=kafka_jars)
     workspace = KafkaWorkspace(kafka_broker, work / "jobs")
     try:
         workspace.prepare(session)

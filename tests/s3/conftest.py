@@ -61,13 +61,16 @@ def s3_session(
     conf = {
         **listener,
         **s3a_conf(s3_server.endpoint),
-        # on the JVM's own classpath, as a cluster's image has them: Hadoop finds S3A whatever loader asks
-        "spark.driver.extraClassPath": ":".join(str(jar) for jar in s3_jars),
     }
     workspace = S3Workspace(s3_server)
     workspace.create_buckets()  # the warehouse's bucket exists before the session qualifies its path
     session = open_session(
-        "lineage-operators-s3-tests", s3_jars, conf, work, overrides={"spark.sql.warehouse.dir": WAREHOUSE}
+        "lineage-operators-s3-tests",
+        s3_jars,
+        conf,
+        work,
+        overrides={"spark.sql.warehouse.dir": WAREHOUSE},
+        classpath=s3_jars,
     )
     try:
         workspace.prepare(session)

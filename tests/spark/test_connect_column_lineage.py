@@ -38,6 +38,8 @@ import pytest
 from column_lineage_helpers import write_pattern_inputs
 from spark_helpers import PATIENT, comparable_column_lineage, run_captured
 
+from lineage_operators.column_lineage.settings import DATASET, FIELDS
+
 pytestmark = pytest.mark.filterwarnings("ignore")
 
 
@@ -512,13 +514,15 @@ def _persistent_views(spark: Any, fn: Any, window: Any, data: dict[str, Path], o
 
 #: SQL cases whose Connect lineage is not the classic one: openlineage-sql's (DIRECT without
 #: subtype, no dataset-wide entries) stays, with one debug line saying why. name -> (query, why).
-SQL_FALLBACKS: dict[str, tuple[str, str]] = {
-    "sql_values": (
-        "SELECT o.order_id, v.label FROM cl_orders o JOIN VALUES ('paid', 'P'), ('new', 'N') AS "
-        "v(status, label) ON o.status = v.status",
-        "VALUES in FROM is not mapped",
-    ),
-}
+_VALUES_JOIN = (
+    "SELECT o.order_id, v.label FROM cl_orders o JOIN VALUES ('paid', 'P'), ('new', 'N') AS "
+    "v(status, label) ON o.status = v.status"
+)
+#: The join with VALUES the translation does not map: the server's analyzed plan gives the classic facet.
+SQL_QUERIES["sql_values"] = (("sql_values", _VALUES_JOIN),)
+#: Statements the translation does not map, for when the server's plan is not used (a plan over the size
+#: bound, descriptions on): openlineage-sql's lineage then.
+SQL_FALLBACKS: dict[str, tuple[str, str]] = {"sql_values": (_VALUES_JOIN, "VALUES in FROM is not mapped")}
 
 SCENARIOS = [
     Scenario("projection_renames_casts_and_expressions", _projection),
@@ -571,9 +575,12 @@ def sides(spark: Any, connect_spark: Any, tmp_path_factory: pytest.TempPathFacto
         side[0].sql("DROP DATABASE IF EXISTS cl_parity CASCADE")
 
 
-def _facets(side: tuple[Any, ...], scenario: Scenario, descriptions: bool = False) -> dict[str, Any]:
+def _facets(
+    side: tuple[Any, ...], scenario: Scenario, descriptions: bool = False, dependencies: str = DATASET
+) -> dict[str, Any]:
     """output (placeholders for the side's directories) -> its columnLineage, comparable;
-    ``descriptions``: captured with column_lineage_descriptions on, and the texts compared too."""
+    ``descriptions``: captured with column_lineage_descriptions on, and the texts compared too;
+    ``dependencies``: the dependency mode (dataset-wide entries in ``dataset``, or in every field)."""
     from lineage_operators.column_lineage.settings import ColumnLineageSettings
 
     session, fn, window, paths, root, warehouse = side
@@ -582,7 +589,7 @@ def _facets(side: tuple[Any, ...], scenario: Scenario, descriptions: bool = Fals
     def norm(name: str) -> str:
         return name.replace(warehouse.rstrip("/"), "<warehouse>").replace(str(root), "<root>")
 
-    settings = ColumnLineageSettings(descriptions=descriptions)
+    settings = ColumnLineageSettings(descriptions=descriptions, dataset_dependencies=dependencies)
     _, result = run_captured(
         session,
         lambda: scenario.body(session, fn, window, paths, out),
@@ -723,6 +730,35 @@ def test_connect_sql_column_lineage_is_the_classic_one(sides: dict[str, Any], sc
     assert actual == expected
 
 
+#: Sorted by a grouping column it does not select (openlineage-spark's fields-mode form of the test).
+_MULTIPLE_INDIRECT = (
+    "SELECT customer_id FROM cl_orders WHERE amount > 1 GROUP BY customer_id, status ORDER BY status"
+)
+
+
+def _multiple_indirect(spark: Any, fn: Any, window: Any, data: dict[str, Path], out: Path) -> None:
+    """openlineage-spark's ``simpleQueryMultipleIndirect``: a filter, a grouping and a sort by a column
+    not selected, each a dataset-wide entry; as a CTAS and as a query written."""
+    _views(spark, data)
+    spark.sql("DROP TABLE IF EXISTS cl_parity.multiple_indirect")
+    spark.sql(f"CREATE TABLE cl_parity.multiple_indirect USING parquet AS {_MULTIPLE_INDIRECT}")
+    _write(spark.sql(_MULTIPLE_INDIRECT), out / "written")
+
+
+def test_connect_fields_mode_is_the_classic_one(sides: dict[str, Any]) -> None:
+    """Dependency mode ``fields`` copies the dataset-wide entries into every field: the same over Connect
+    as on a classic session (the translation gave ``customer_id`` a DIRECT with no subtype here)."""
+    scenario = Scenario("multiple_indirect_fields", _multiple_indirect)
+    expected = _facets(sides["classic"], scenario, dependencies=FIELDS)
+    actual = _facets(sides["connect"], scenario, dependencies=FIELDS)
+    assert len(expected) == 2, expected
+    assert all(expected.values()), expected
+    for facet in expected.values():
+        assert not facet["dataset"]  # fields mode: every entry is in the fields
+        assert ("INDIRECT", "FILTER", False) in set().union(*facet["fields"]["customer_id"].values())
+    assert actual == expected
+
+
 @pytest.mark.parametrize("name", list(SQL_FALLBACKS))
 def test_connect_sql_the_parser_does_not_map_keeps_openlineage_sql_lineage(
     sides: dict[str, Any], name: str, caplog: pytest.LogCaptureFixture
@@ -731,10 +767,16 @@ def test_connect_sql_the_parser_does_not_map_keeps_openlineage_sql_lineage(
     entries) or none, and one debug line saying why; never a wrong classic-looking facet."""
     import logging
 
+    from lineage_operators.spark.connect.server import ServerLookups
+
+    def no_plan(*args: Any, **kwargs: Any) -> str:
+        raise LookupError("not asked: as for a plan over the size bound")
+
     query, _why = SQL_FALLBACKS[name]
     scenario = Scenario(name, _sql_writes((name, query)))
     expected = _facets(sides["classic"], scenario)
-    with caplog.at_level(logging.DEBUG, logger="lineage_operators"):
+    with caplog.at_level(logging.DEBUG, logger="lineage_operators"), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ServerLookups, "analyzed_plan", no_plan)
         actual = _facets(sides["connect"], scenario)
     assert all(expected.values()), f"the classic session must give column lineage: {expected}"
     assert actual != expected, f"{name} is now identical: move it to SQL_QUERIES"

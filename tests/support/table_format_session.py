@@ -39,12 +39,22 @@ def open_session(
     jars: Sequence[Path],
     conf: Mapping[str, str],
     work: Path,
+    *,
     overrides: Mapping[str, str] | None = None,
+    classpath: Sequence[Path] = (),
 ) -> Any:
     """A local session with ``jars`` and ``conf``, its files under ``work``; ``overrides`` win over the
-    shared settings (a remote metastore's warehouse, not one under ``work``)."""
+    shared settings (a remote metastore's warehouse, not one under ``work``).
+
+    ``classpath``: jars on the JVM's own classpath, as a cluster's image has them (every class loader
+    finds them). They go after pyspark's jars (``SPARK_DIST_CLASSPATH``, as a Hadoop-free Spark
+    distribution adds Hadoop's) rather than before them (``spark.driver.extraClassPath``), so that
+    the suite's class archive still fits the JVM (tests/support/jvm_launch.py).
+    """
     from pyspark.sql import SparkSession
 
+    if classpath:
+        append_to_classpath(classpath)
     # tests/conftest.py's ``--jars <JDBC driver>`` in PYSPARK_SUBMIT_ARGS would replace spark.jars
     submit_args = os.environ.pop("PYSPARK_SUBMIT_ARGS", None)
     builder = SparkSession.builder.master("local[2]").appName(app_name)
@@ -61,6 +71,13 @@ def open_session(
         os.environ["PYSPARK_SUBMIT_ARGS"] = submit_args
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def append_to_classpath(jars: Sequence[Path]) -> None:
+    """``jars`` after pyspark's on the classpath of the JVMs this process starts from now on."""
+    parts = [part for part in os.environ.get("SPARK_DIST_CLASSPATH", "").split(os.pathsep) if part]
+    parts += [str(jar) for jar in jars if str(jar) not in parts]
+    os.environ["SPARK_DIST_CLASSPATH"] = os.pathsep.join(parts)
 
 
 def load_dag_module(path: Path, name: str) -> ModuleType:

@@ -190,6 +190,14 @@ def test_three_side_ratios_per_job_fill_one_row_per_line_and_workload():
     ]
 
 
+def test_a_fresh_row_measured_again_keeps_no_ratio_of_the_older_run():
+    old = [ci(1.247, math.nan, math.nan, "three_sides_fresh_lineage_jar_over_jar_cpu_per_job")]
+    old.append(ci(1.065, math.nan, math.nan, "three_sides_fresh_lineage_over_jar_cpu_per_job"))
+    text = update(PROSE, old, ON_43)
+    text = update(text, [ci(0.97, 0.95, 0.99, "three_sides_fresh_lineage_over_jar_cpu")], ON_43)
+    assert table(text, THREE_SIDES)[1] == ["4.3", "fresh", "", "", "0.970 [0.95-0.99]", "", "2026-11-28"]
+
+
 @pytest.mark.parametrize(
     ("name", "key"),
     [
@@ -198,6 +206,13 @@ def test_three_side_ratios_per_job_fill_one_row_per_line_and_workload():
         ("three_sides_task_lineage_over_jar_cpu_per_job", ("task", "ours / jar")),
         ("three_sides_task_lineage_over_jar_cpu", None),
         ("three_sides_task_jar_cpu_seconds", None),
+        # whole fresh processes: the paired ratios as measured (no per-job form)
+        ("three_sides_fresh_lineage_over_jar_cpu", ("fresh", "ours / jar")),
+        ("three_sides_fresh_jar_over_plain_cpu", ("fresh", "jar / plain")),
+        ("three_sides_fresh_lineage_over_jar_wall", None),
+        ("three_sides_fresh_lineage_compiling_over_plain_cpu", None),
+        ("three_sides_fresh_lineage_over_lineage_compiling_cpu", None),
+        ("three_sides_fresh_lineage_cpu_seconds", None),
         ("task_overhead_ratio", None),
     ],
 )

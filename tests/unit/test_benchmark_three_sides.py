@@ -185,3 +185,67 @@ def test_the_results_table_has_a_row_per_line_and_workload_from_the_runs_json() 
     assert workloads_of(task + fresh) == ["task", "fresh"]
     single = [f.as_json() for f in figures("task", {"plain": [_run(10.0)], "lineage": [_run(11.0)]}, 1)]
     assert table([("x", single)]).splitlines()[2].split(" | ")[3] == "1.100"  # no interval from one run
+
+
+def test_the_t_quantile_is_students() -> None:
+    from benchmarks.three_sides import t_quantile_975
+
+    # exact values: 2.571 (5), 2.228 (10), 2.093 (19), 2.042 (30), 1.984 (100)
+    for degrees, exact in ((5, 2.5706), (10, 2.2281), (19, 2.0930), (30, 2.0423), (100, 1.9840)):
+        assert t_quantile_975(degrees) == pytest.approx(exact, rel=2e-3)
+
+
+def test_paired_ratios_take_each_pairs_ratio_so_a_shared_drift_cancels() -> None:
+    from benchmarks.three_sides import paired_ratio_interval
+
+    drift = [10.0 * 1.5**i for i in range(6)]  # the machine slows 1.5x a round
+    ours = [d * 1.02 for d in drift]
+    centre, low, high = paired_ratio_interval(ours, drift)
+    assert centre == pytest.approx(1.02)
+    assert low == pytest.approx(1.02)
+    assert high == pytest.approx(1.02)
+    # unpaired, the drift swamps the same 2%
+    _, unpaired_low, unpaired_high = ratio_interval(ours, drift)
+    assert unpaired_low < 0.5
+    assert unpaired_high > 2
+
+
+def test_paired_interval_from_the_pairs_spread() -> None:
+    from benchmarks.three_sides import paired_ratio_interval, t_quantile_975
+
+    logs = [0.01, 0.03, -0.01, 0.05, 0.02]
+    centre, low, high = paired_ratio_interval([math.exp(x) for x in logs], [1.0] * 5)
+    mean = sum(logs) / 5
+    half = t_quantile_975(4) * (sum((x - mean) ** 2 for x in logs) / 4) ** 0.5 / 5**0.5
+    assert centre == pytest.approx(math.exp(mean))
+    assert (low, high) == pytest.approx((math.exp(mean - half), math.exp(mean + half)))
+    assert math.isnan(paired_ratio_interval([1.0], [2.0])[1])
+    assert math.isnan(paired_ratio_interval([0.0], [2.0])[0])
+
+
+def test_fresh_figures_pair_the_rounds_and_judge_ours_against_plain_and_the_jar() -> None:
+    from benchmarks.three_sides_fresh import figures as fresh_figures
+
+    rounds = [30.0, 45.0, 33.0, 40.0]
+    factors = {"plain": 1.0, "lineage": 1.01, "lineage_compiling": 1.05, "jar": 1.03}
+    runs = {
+        side: [_run(cpu * factor, process_wall_seconds=cpu * factor * 3) for cpu in rounds]
+        for side, factor in factors.items()
+    }
+    found = {figure.name: figure for figure in fresh_figures(runs)}
+    over_plain = found["three_sides_fresh_lineage_over_plain_cpu"]
+    assert over_plain.value == pytest.approx(1.01)
+    assert over_plain.met is True  # <= 1.03
+    assert over_plain.details["pairs"] == 4
+    assert found["three_sides_fresh_lineage_over_jar_cpu"].value == pytest.approx(1.01 / 1.03)
+    assert found["three_sides_fresh_lineage_over_lineage_compiling_cpu"].value == pytest.approx(1.01 / 1.05)
+    assert found["three_sides_fresh_lineage_over_lineage_compiling_wall"].value == pytest.approx(1.01 / 1.05)
+    assert found["three_sides_fresh_lineage_compiling_over_plain_cpu"].target is None
+    assert found["three_sides_fresh_jar_cpu_seconds"].details["process_wall_seconds"] == pytest.approx(
+        (33.0 + 40.0) / 2 * 1.03 * 3
+    )
+    # a side that did not run gives no ratio with it
+    assert not any(
+        "jar" in name
+        for name in (f.name for f in fresh_figures({k: v for k, v in runs.items() if k != "jar"}))
+    )

@@ -1,4 +1,5 @@
-"""Parsing the one-call read's reply (``plan_batch.parse``): parts, absent fields, malformed replies."""
+"""Parsing the one-call read's reply (``plan_batch.parse``) into the intermediate both readings make:
+parts, absent fields, the execution's key, malformed replies."""
 
 from __future__ import annotations
 
@@ -22,35 +23,39 @@ def test_parts_of_a_write():
         "0",
         "3" + SEP + "a",
         "Map()",
-        "o" + SEP + "{}",
+        "o" + SEP + '{"rowCount":3}' + SEP + "12",
         "file:/w/t" + SEP + "2",
     )
-    got = parse(text)
+    got = parse(text, has_query_id=True)
     assert got is not None
     assert got.analyzed
     assert (got.qe_id, got.query_id, got.root_text) == (7, "q-1", "root")
     assert got.leaf_records == [[*leaf.split(SEP)]] * 2
     assert (got.schema_text, got.stats_text, got.has_logical_rdd) == ("17" + SEP + "{}", "s", False)
-    assert (got.query_facts, got.metrics_text, got.observed_text) == (
-        "3" + SEP + "a",
-        "Map()",
-        "o" + SEP + "{}",
-    )
-    assert got.scans_text == "file:/w/t" + SEP + "2"
+    assert (got.query_facts, got.metrics_text) == ("3" + SEP + "a", "Map()")
+    assert [(o.name, o.values, o.read_expr_id) for o in got.observations] == [("o", {"rowCount": 3}, 12)]
+    assert [(s.location, s.files) for s in got.scans] == [("file:/w/t", 2)]
 
 
 def test_absent_ids_and_metrics_are_none():
     got = parse(_reply(NONE, NONE, "root", "", "", "", "1", NONE, NONE, NONE, NONE))
     assert got is not None
     assert (got.qe_id, got.query_id, got.metrics_text, got.has_logical_rdd) == (None, None, None, True)
-    assert (got.observed_text, got.scans_text) == (None, None)
+    assert (got.observations, got.scans, got.schema_text, got.stats_text) == ([], [], None, None)
     assert got.leaf_records == []
 
 
+def test_the_key_is_the_query_id_on_4_2_else_made_of_the_execution_id():
+    parts = ("root", "", "", "", "0", NONE, NONE, NONE, NONE)
+    assert parse(_reply("5", NONE, *parts)).query_id == "qe:5"  # type: ignore[union-attr]
+    assert parse(_reply("5", "uuid-1", *parts), has_query_id=True).query_id == "uuid-1"  # type: ignore[union-attr]
+    assert parse(_reply("5", NONE, *parts), has_query_id=True).query_id is None  # type: ignore[union-attr]
+
+
 def test_failed_analysis():
-    got = parse(_reply("3", "qe:3", "!"))
+    got = parse(_reply("3", NONE, "!"))
     assert got is not None
-    assert (got.analyzed, got.qe_id) == (False, 3)
+    assert (got.analyzed, got.qe_id, got.query_id) == (False, 3, "qe:3")
 
 
 def test_a_stray_separator_falls_back_to_the_step_by_step_read():

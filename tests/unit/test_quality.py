@@ -249,14 +249,14 @@ def test_the_tasks_own_observations_merge_without_the_checks() -> None:
 def test_observed_values_are_read_from_the_jvm_text(
     text: str | None, observed: list[tuple[Any, ...]]
 ) -> None:
-    from lineage_operators.spark.plan.batch import observed_values
+    from lineage_operators.spark.plan.execution import observed_values
 
     assert [(o.name, o.values, o.read_expr_id) for o in observed_values(text)] == observed
 
 
 def test_an_observation_on_a_read_goes_to_that_input_else_to_the_outputs() -> None:
     from lineage_operators.spark.facts import RelationFacts
-    from lineage_operators.spark.plan.batch import Observation, attach_observed
+    from lineage_operators.spark.plan.execution import Observation, attach_observed
 
     read, other = (
         RelationFacts(location="/in", expr_ids=(4, 5)),

@@ -115,11 +115,9 @@ def peer_session(
         **listener,
         **lakehouse_conf(work / "iceberg"),
         **s3a_conf(s3_server.endpoint),
-        # on the JVM's own classpath, as a cluster's image has them: Hadoop finds S3A whatever loader asks
-        "spark.driver.extraClassPath": ":".join(str(jar) for jar in lakehouse_s3a_jars),
     }
     jars = [*lakehouse_jars, *lakehouse_s3a_jars]
-    session = open_session("peer-lakehouse-corpus", jars, conf, work)
+    session = open_session("peer-lakehouse-corpus", jars, conf, work, classpath=lakehouse_s3a_jars)
     try:
         yield session, EventFile(events), work
     finally:

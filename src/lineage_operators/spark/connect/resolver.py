@@ -34,6 +34,7 @@ from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.column_lineage.lineage import PlanColumnLineage
 from lineage_operators.redaction import redact_url
+from lineage_operators.spark.connect.analyzed import analyzed_column_lineage
 from lineage_operators.spark.connect.columns.frame_columns import (
     frame_column_lineage,
     read_key,
@@ -130,9 +131,11 @@ class ConnectResolver:
         if columns is not None and len(facts.outputs) == 1:
             text = plan.command_sql or (plan.sql[0] if plan.sql else None)
             if self.frame_columns and text:
-                try:  # the classic rules, through the DataFrame translation
+                try:  # the classic rules: over the server's analyzed plan, else the translation
                     optimized = not _runs_v1_ctas(plan.write, statement, facts.outputs[0])
-                    facts.column_lineage = self._select_columns(
+                    facts.column_lineage = self._analyzed_columns(
+                        text, facts, sources, by_read, optimized
+                    ) or self._select_columns(
                         text, facts.outputs[0], rels_of_reads(by_read, sources, facts.inputs), optimized
                     )
                 except Exception as exc:
@@ -378,6 +381,37 @@ class ConnectResolver:
             schema = self.lookups.table_schema(write.table)
         names = column_names(schema)
         return self._translated(plan.query, rels_of, names, optimized=optimized)
+
+    def _analyzed_columns(
+        self,
+        text: str,
+        facts: ExecutionFacts,
+        sources: dict[SqlTable, list[RelationFacts]],
+        by_read: dict[Any, list[RelationFacts]],
+        optimized: bool,
+    ) -> PlanColumnLineage | None:
+        """Column lineage of a SQL statement from the server's analyzed plan
+        (:mod:`~lineage_operators.spark.connect.analyzed`), or None (the translation is tried)."""
+        if statement_kind(text) == "merge" or self.describe:
+            return None  # descriptions need the expressions' SQL texts, which the plan text has not
+        paths = [rels for table, rels in sources.items() if table.path]
+
+        def candidates(view: str | None) -> list[list[RelationFacts]]:
+            items = self.views.get(view.lower()) if view and "." not in view else None
+            if items is None:
+                return paths
+            parts = self._expand_views(items)
+            return [by_read.get(read_key(p)) or [] for p in parts if not isinstance(p, SqlTable)] + paths
+
+        return analyzed_column_lineage(
+            lambda wide: self.lookups.analyzed_plan(text, wide),
+            column_names(facts.outputs[0].schema_text),
+            facts.inputs,
+            candidates,
+            self._ids,
+            optimized=optimized,
+            statement=text,
+        )
 
     def _select_columns(
         self, text: str, output: RelationFacts, rels_of: Any, optimized: bool = True

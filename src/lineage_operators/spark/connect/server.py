@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from lineage_operators._logging import quiet_here
+from lineage_operators.spark.connect.analyzed import WIDE_FIELDS, explains_without_running
 
 T = TypeVar("T")
 
@@ -154,6 +155,46 @@ class ServerLookups:
             lambda: list(client._analyze(method="input_files", plan=self._plan(relation)).input_files),
         )
 
+    def analyzed_plan(self, text: str, wide: bool = False) -> str:
+        """``explain(extended)`` of a SQL statement, analyzed and never run, uncached; ``wide``: with
+        ``spark.sql.debug.maxToStringFields`` raised for this call and restored.
+
+        ``AnalyzePlan`` where the server only analyzes what it explains; a 4.0 server runs a SQL command
+        it is asked to explain there (an ``INSERT`` explained was inserted once more), so it is asked
+        ``EXPLAIN EXTENDED <statement>``, a command that explains without running (Spark's
+        ``ExplainCommand`` plans the statement in its skip-commands mode), its one row the same text."""
+        from pyspark.sql.connect.proto import relations_pb2
+
+        client = self._spark.client
+        if explains_without_running(self.version()):
+
+            def fetch() -> str:
+                self.calls += 1
+                relation = relations_pb2.Relation()
+                relation.sql.query = text
+                answer = client._analyze(method="explain", plan=self._plan(relation), explain_mode="extended")
+                return str(answer.explain_string)
+
+        else:
+
+            def fetch() -> str:
+                self.calls += 1
+                return _explained(client, f"EXPLAIN EXTENDED {text}")
+
+        with self._quiet():
+            if not wide:
+                return fetch()
+            key = "spark.sql.debug.maxToStringFields"
+            before = self._spark.conf.get(key, None)
+            self._spark.conf.set(key, str(WIDE_FIELDS))
+            try:
+                return fetch()
+            finally:
+                if before is None:
+                    self._spark.conf.unset(key)
+                else:
+                    self._spark.conf.set(key, before)
+
     def _describe(self, name: str) -> TableInfo:
         rows = self._spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect()
         return table_info_from_rows(name, [(r[0], r[1]) for r in rows])
@@ -188,6 +229,18 @@ class ServerLookups:
 
     def version(self) -> str:
         return self._cached(("version",), lambda: str(self._spark.version))
+
+
+def _explained(client: Any, statement: str) -> str:
+    """The one row of an ``EXPLAIN`` command, in one round trip: the server answers a SQL command
+    with its result rows inline (an Arrow batch in a local relation), which ``spark.sql(...).collect()``
+    would send back to the server to read."""
+    import pyarrow as pa
+    from pyspark.sql.connect.plan import SQL
+
+    _, properties, _ = client.execute_command(SQL(statement).command(client))
+    data = properties["sql_command_result"].local_relation.data
+    return str(pa.ipc.open_stream(data).read_all().column(0)[0].as_py())
 
 
 __all__ = ["ServerLookups", "TableInfo", "table_info_from_rows"]

@@ -31,7 +31,15 @@ def query_key(tools: JvmTools, qe: Any) -> str | None:
     """The join key of a ``QueryExecution`` (one py4j call); None if it cannot be read."""
     if tools.line.has_query_id:
         return str(qe.queryId().toString())
-    return f"qe:{int(qe.id())}"
+    return key_of(False, int(qe.id()), None)
+
+
+def key_of(has_query_id: bool, qe_id: int | None, query_id: str | None) -> str | None:
+    """The join key of an execution whose id and ``queryId`` (Spark 4.2+) were read elsewhere
+    (``ExecutionReader.java`` reads both and leaves the key to this rule)."""
+    if has_query_id:
+        return query_id
+    return f"qe:{qe_id}" if qe_id is not None else None
 
 
 def recorder(tools: JvmTools) -> Any:
@@ -69,4 +77,4 @@ def key_field(tools: JvmTools) -> Any:
     return t.chain((SQL_EXECUTION_UI_DATA, "executionId"), key_of.bindTo(found).asType(t._oo))
 
 
-__all__ = ["key_field", "query_key", "recorder", "start_recording"]
+__all__ = ["key_field", "key_of", "query_key", "recorder", "start_recording"]

@@ -23,7 +23,6 @@ one round trip too (two, and a file write and read, before 2026-11-27).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from lineage_operators._logging import get_logger
@@ -31,6 +30,11 @@ from lineage_operators.spark.jvm import classes as jvm_classes
 from lineage_operators.spark.jvm.spark_classes import INNER_QUERY, INSERT_HADOOP, INSERT_HIVE, SAVE_INTO
 from lineage_operators.spark.jvm.text import NONE, PART, SEP, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
+from lineage_operators.spark.listen.execution_ids import key_of
+from lineage_operators.spark.plan import execution as rules
+from lineage_operators.spark.plan.execution import ExecutionRead, observed_values
+from lineage_operators.spark.plan.statistics import MAX_WRAPPERS
+from lineage_operators.spark.tables.iceberg_scans import parse_scans
 
 log = get_logger(__name__)
 
@@ -43,28 +47,6 @@ _PARTS_WITH_PLAN = 12
 REPLY_IN_FILE = "@"
 #: Root commands whose output gets the write metrics (``CommandOutputs.with_stats``).
 METRICS_COMMANDS = (INSERT_HADOOP, INSERT_HIVE, SAVE_INTO)
-
-
-@dataclass
-class ExecutionRead:
-    """The parsed reply; texts are in the formats the step-by-step reading produced."""
-
-    qe_id: int | None
-    query_id: str | None
-    analyzed: bool
-    root_text: str = ""
-    leaf_records: list[list[str | None]] | None = None
-    schema_text: str = ""
-    stats_text: str = ""
-    has_logical_rdd: bool = False
-    query_facts: str | None = None
-    metrics_text: str | None = None
-    #: The values of the execution's observations (``Dataset.observe``): see :func:`observed_values`
-    observed_text: str | None = None
-    #: The Iceberg scans of the executed plan (``tables.iceberg_scans.parse_scans``)
-    scans_text: str | None = None
-    #: The written query's compact plan JSON part ("=" and the JSON; None when not rendered)
-    plan_json: str | None = None
 
 
 def _configure(t: JvmTools) -> Any:
@@ -93,10 +75,14 @@ def _configure(t: JvmTools) -> Any:
         t.cached("statistics.find_write", build_find_fn),
         t.cached("statistics.open", build_open_fn),
     ]
-    reader.configure(
+    reader.configure(  # every rule the Java applies comes from here: Python applies the same ones
         t.array("scala.Function1", functions),
         SEP.join(INNER_QUERY),
         SEP.join(METRICS_COMMANDS),
+        SEP.join(rules.KEEPS_ROWS),
+        SEP.join(rules.OVER_READ),
+        rules.MAX_DEPTH,
+        MAX_WRAPPERS,
         t.line.has_query_id,
     )
     _configure_plans(t, reader)
@@ -149,9 +135,10 @@ def batch_reader(t: JvmTools) -> Any:
     return found or None
 
 
-def parse(text: str | None, with_plan: bool = False) -> ExecutionRead | None:
+def parse(text: str | None, with_plan: bool = False, *, has_query_id: bool = False) -> ExecutionRead | None:
     """The reply of ``ExecutionReader.read``; None when it is not well formed (read step by step).
-    ``with_plan``: the read was asked for the written plan's part (its twelfth)."""
+    ``with_plan``: the read was asked for the written plan's part (its twelfth); ``has_query_id``:
+    Spark 4.2+, whose ``queryId`` is the execution's key (else the key is made of its id)."""
     if text is None:
         return None
     parts = text.split(PART)
@@ -161,11 +148,12 @@ def parse(text: str | None, with_plan: bool = False) -> ExecutionRead | None:
     def field(value: str) -> str | None:
         return None if value == NONE else value
 
-    qe_id_text, query_id = field(parts[0]), field(parts[1])
+    qe_id_text = field(parts[0])
     try:
         qe_id = int(qe_id_text) if qe_id_text is not None else None
     except ValueError:
         qe_id = None
+    query_id = key_of(has_query_id, qe_id, field(parts[1]))
     if len(parts) == 3 and parts[2] == "!":
         return ExecutionRead(qe_id, query_id, analyzed=False)
     if len(parts) != (_PARTS_WITH_PLAN if with_plan else _PARTS):
@@ -176,65 +164,15 @@ def parse(text: str | None, with_plan: bool = False) -> ExecutionRead | None:
         analyzed=True,
         root_text=parts[2],
         leaf_records=split_records(parts[3]),
-        schema_text=parts[4],
-        stats_text=parts[5],
+        schema_text=parts[4] or None,
+        stats_text=parts[5] or None,
         has_logical_rdd=parts[6] == "1",
         query_facts=parts[7],
         metrics_text=field(parts[8]),
-        observed_text=field(parts[9]),
-        scans_text=field(parts[10]),
+        observations=observed_values(field(parts[9])),
+        scans=parse_scans(field(parts[10])),
         plan_json=field(parts[11]) if with_plan else None,
     )
 
 
-@dataclass(frozen=True)
-class Observation:
-    """What one of the execution's observations (``Dataset.observe``) collected."""
-
-    name: str
-    values: dict[str, Any]
-    #: the first output attribute id of the read it was made on, below a filter, join or aggregate
-    #: (its values describe the rows read); None: it describes the rows written
-    read_expr_id: int | None = None
-
-
-def observed_values(text: str | None) -> list[Observation]:
-    """The observations in ``text`` (per observation: name SEP the row as JSON SEP the read's
-    attribute id or nothing; RSEP between them). Pure; an unreadable record is skipped."""
-    import json
-
-    observed: list[Observation] = []
-    for record in split_records(text):
-        if len(record) < 2 or not record[0]:
-            continue
-        try:
-            row = json.loads(record[1] or "")
-        except ValueError:
-            log.debug("lineage capture: unreadable values of observation %s", record[0])
-            continue
-        read = record[2] if len(record) > 2 else None
-        if isinstance(row, dict):
-            observed.append(Observation(record[0], row, int(read) if read and read.isdigit() else None))
-    return observed
-
-
-def attach_observed(observations: list[Observation], inputs: list[Any], outputs: list[Any]) -> None:
-    """Give each observation's values to the read it was made on (when that read is among
-    ``inputs``, by attribute id), else to every output (``RelationFacts.observed``). Pure."""
-    for observation in observations:
-        targets = outputs
-        if observation.read_expr_id is not None:
-            targets = [r for r in inputs if observation.read_expr_id in r.expr_ids] or outputs
-        for rel in targets:
-            rel.observed = {**(rel.observed or {}), observation.name: observation.values}
-
-
-__all__ = [
-    "REPLY_IN_FILE",
-    "ExecutionRead",
-    "Observation",
-    "attach_observed",
-    "batch_reader",
-    "observed_values",
-    "parse",
-]
+__all__ = ["METRICS_COMMANDS", "REPLY_IN_FILE", "batch_reader", "parse"]

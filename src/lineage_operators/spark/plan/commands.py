@@ -32,13 +32,11 @@ class Call:
     cls: str
     values: Mapping[str, str | None]
     plan: Any = None  # the analyzed plan object, for the commands that need it (``Command.needs_plan``)
-    qe: Any = None  # the ``QueryExecution``, for write metrics not read ahead
     succeeded: bool = True
     inputs: list[RelationFacts] = field(default_factory=list)
-    #: the write metrics text the execution's one-call read fetched
-    #: (:mod:`~lineage_operators.spark.plan.batch`), when ``metrics_fetched``
+    #: the write metrics text read with the execution
+    #: (:attr:`~lineage_operators.spark.plan.execution.ExecutionRead.metrics_text`)
     metrics_text: str | None = None
-    metrics_fetched: bool = False
 
     def __getitem__(self, name: str) -> str | None:
         return self.values.get(name)

@@ -207,8 +207,9 @@ def build_leaf_builder_fn(t: JvmTools) -> Any:
 
 
 def build_leaf_schema_fn(t: JvmTools) -> Any:
-    """Leaf -> its relation's StructType (or NONE): ``distinct()`` then drops equal schemas."""
-    return t.function(_relation_schema(t, t.identity()))
+    """Leaf -> its relation's StructType, or NONE (a String: no schema, or it cannot be read);
+    ``distinct()`` then drops equal schemas."""
+    return t.function(t.safe(_relation_schema(t, t.identity())))
 
 
 def build_schema_record_fn(t: JvmTools) -> Any:
@@ -242,18 +243,19 @@ class InputReading:
 
     def plan_inputs(self, plan: Any, cls: str | None = None) -> list[RelationFacts]:
         """Every leaf of ``plan``, of its subqueries and (for ``cls``) of a command's inner query."""
+        records, schema_text = self._leaf_texts(self._plan_leaves(plan, cls))
+        return self._inputs_of(records, schema_text) if records else []
+
+    def _leaf_texts(self, leaves: Any) -> tuple[list[list[str | None]], str | None]:
+        """The distinct leaf records of ``leaves`` (a JVM Seq) and, when one has a schema, the
+        distinct schema records (two calls, or one)."""
         t = self._t
-        leaves = self._plan_leaves(plan, cls)
         records = split_records(t.read(t.joined(t.coll.map(leaves, self._leaf_fn).distinct(), RSEP)))
-        if not records:
-            return []
-        text = None
-        if any(field_at(r, 5) for r in records):
-            distinct = t.coll.map(leaves, t.cached("plan.leaf_schema", build_leaf_schema_fn)).distinct()
-            text = t.read(
-                t.joined(t.coll.map(distinct, t.cached("plan.schema_record", build_schema_record_fn)), RSEP)
-            )
-        return self._inputs_of(records, text)
+        if not any(field_at(r, 5) for r in records):
+            return records, None
+        distinct = t.coll.map(leaves, t.cached("plan.leaf_schema", build_leaf_schema_fn)).distinct()
+        schemas = t.coll.map(distinct, t.cached("plan.schema_record", build_schema_record_fn))
+        return records, t.read(t.joined(schemas, RSEP))
 
     def _inputs_of(self, records: list[list[str | None]], schema_text: str | None) -> list[RelationFacts]:
         """Input facts of the plan's leaf records and its schema records (hash code, JSON)."""

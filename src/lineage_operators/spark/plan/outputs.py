@@ -27,7 +27,6 @@ from lineage_operators.spark.plan.command_table import BY_CLASS, COMMANDS, Field
 from lineage_operators.spark.plan.commands import Call
 from lineage_operators.spark.plan.leaves import InputReading
 from lineage_operators.spark.plan.records import field_at, parse_catalog_table, parse_metrics, uri_to_path
-from lineage_operators.spark.plan.statistics import write_metrics_text
 from lineage_operators.spark.tables import delta, iceberg
 from lineage_operators.spark.tables.memory import TableMemory
 
@@ -233,20 +232,11 @@ class CommandOutputs(InputReading, CatalogOutputs):
     _delta_commits_counted: set[tuple[str, int]]
 
     def with_stats(self, rel: RelationFacts, call: Call) -> RelationFacts:
-        """``rel`` with the write's metrics (rows, bytes, files) when it succeeded: the text the one-call
-        read fetched with the execution, else read from its executed plan."""
+        """``rel`` with the write's metrics (rows, bytes, files) when it succeeded: the text read with
+        the execution (for :data:`~lineage_operators.spark.plan.batch.METRICS_COMMANDS`)."""
         if not call.succeeded:
             return rel
-        try:
-            text = (
-                call.metrics_text
-                if call.metrics_fetched
-                else write_metrics_text(self._t, call.qe.executedPlan())
-            )
-            metrics = parse_metrics(text)
-        except Exception as exc:
-            log.debug("lineage capture: no write metrics: %s", describe(exc))
-            metrics = {}
+        metrics = parse_metrics(call.metrics_text)
         rel.rows = metrics.get("numOutputRows")
         rel.size = metrics.get("numOutputBytes")
         rel.files = metrics.get("numFiles")

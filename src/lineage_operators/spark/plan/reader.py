@@ -5,7 +5,11 @@ listener bus only queues them: :mod:`~lineage_operators.spark.listen.execution_q
 extracts plain facts at once and keeps py4j round trips constant in the plan size: every leaf of
 the plan, of its subqueries and of a write command's query is read by JVM-side functions built in
 :mod:`lineage_operators.spark.jvm.tools` (one ``map`` + ``mkString`` for all leaves), and the root command
-by one more. Naming and facets happen later, in plain Python (:mod:`lineage_operators.spark.resolve`).
+by one more. ``ExecutionReader.java`` applies them all in one call
+(:mod:`~lineage_operators.spark.plan.batch`); where it cannot be compiled they are called one by one
+here. Either way the result is one :class:`~lineage_operators.spark.plan.execution.ExecutionRead`, turned
+into facts by one function (:func:`~lineage_operators.spark.plan.execution.execution_facts`). Naming and
+facets happen later, in plain Python (:mod:`lineage_operators.spark.resolve`).
 
 What is read of which Spark class comes from two tables: the root commands in
 :data:`~lineage_operators.spark.plan.command_table.COMMANDS`, the leaves in
@@ -29,22 +33,16 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import ExecutionFacts, RelationFacts
-from lineage_operators.spark.jvm.text import SEP3, split_records
+from lineage_operators.spark.jvm.text import split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.execution_ids import query_key
 from lineage_operators.spark.listen.execution_queue import QueuedReply
-from lineage_operators.spark.plan.batch import (
-    REPLY_IN_FILE,
-    ExecutionRead,
-    Observation,
-    attach_observed,
-    batch_reader,
-    observed_values,
-    parse,
-)
+from lineage_operators.spark.plan import execution as rules
+from lineage_operators.spark.plan.batch import METRICS_COMMANDS, REPLY_IN_FILE, batch_reader, parse
 from lineage_operators.spark.plan.columns.compact import ANALYZED_QUERY_COMMANDS
 from lineage_operators.spark.plan.command_table import BY_CLASS
 from lineage_operators.spark.plan.commands import Call
+from lineage_operators.spark.plan.execution import ExecutionRead, Observation, execution_facts
 from lineage_operators.spark.plan.leaves import (
     build_collect_leaves_fn,
     build_leaf_builder_fn,
@@ -52,11 +50,11 @@ from lineage_operators.spark.plan.leaves import (
     catalog_table_record,
 )
 from lineage_operators.spark.plan.outputs import CommandOutputs, RootReader, root_reader
-from lineage_operators.spark.plan.records import field_at, pick_sql, sub_fields
-from lineage_operators.spark.plan.statistics import apply_relation_stats, read_relation_stats
-from lineage_operators.spark.rdd.sources import logical_rdd_locations
+from lineage_operators.spark.plan.records import field_at
+from lineage_operators.spark.plan.statistics import relation_stats_text, write_metrics_text
+from lineage_operators.spark.rdd.sources import is_logical_rdd_fn, logical_rdd_locations
 from lineage_operators.spark.tables import delta, delta_columns
-from lineage_operators.spark.tables.iceberg_scans import attach_scans, parse_scans, read_scans
+from lineage_operators.spark.tables.iceberg_scans import read_scans
 from lineage_operators.spark.tables.memory import TableMemory
 
 log = get_logger(__name__)
@@ -105,31 +103,48 @@ class PlanReader(CommandOutputs):
     # -- entry point ---------------------------------------------------------------------------
 
     def read(
-        self, func_name: str, qe: Any, succeeded: bool, reply: QueuedReply | None = None
+        self,
+        func_name: str,
+        qe: Any,
+        succeeded: bool,
+        reply: QueuedReply | None = None,
+        *,
+        by_steps: bool = False,
     ) -> ExecutionFacts | None:
         """Facts of one execution, or None when it has no analyzed plan (failed analysis).
 
-        One py4j call gathers what every execution needs (:mod:`~lineage_operators.spark.plan.batch`), a
-        write's column lineage plan included: ``reply`` when the JVM read it as it left the queue
-        (:mod:`~lineage_operators.spark.listen.execution_queue`), else the call made here. A write read from
-        its plan object (an insert into a V2 table, a row-level command) makes one more. Where that reader is
-        missing or its reply is not well formed, the execution is read step by step as before."""
+        The execution is read into an :class:`~lineage_operators.spark.plan.execution.ExecutionRead`
+        in one py4j call (:meth:`_read_batched`) or, where that reader is missing or its reply is not
+        well formed (or ``by_steps``), step by step (:meth:`_read_steps`); one function turns either
+        into facts (:func:`~lineage_operators.spark.plan.execution.execution_facts`)."""
+        execution = _Execution(self, qe)
+        got = None if by_steps else self._read_batched(qe, succeeded, reply)
+        if got is None:
+            got = self._read_steps(execution, succeeded)
+        facts = execution_facts(got, func_name, succeeded, execution)
+        if facts is not None:
+            self._remember_tables(facts)
+        return facts
+
+    def _read_batched(self, qe: Any, succeeded: bool, reply: QueuedReply | None) -> ExecutionRead | None:
+        """The one-call read (:mod:`~lineage_operators.spark.plan.batch`), a write's column lineage plan
+        included: ``reply`` when the JVM read it as it left the queue
+        (:mod:`~lineage_operators.spark.listen.execution_queue`), else the call made here; None where
+        that reader is missing or the reply is not well formed."""
         batch = batch_reader(self._t) if reply is None else None
-        if batch is not None or reply is not None:
-            try:
-                with_plan = self._columns is not None  # the written plan's JSON, for column lineage
-                text: str | None = (
-                    reply.text if reply is not None else self._t.read(self._batch_read(batch, qe, succeeded))
-                )
-                if with_plan and text == REPLY_IN_FILE:
-                    text = self._columns.read_reply_file()
-                got = parse(text, with_plan)
-            except Exception as exc:
-                log.debug("lineage capture: one-call read failed, reading step by step: %s", describe(exc))
-                got = None
-            if got is not None:
-                return self._read_batched(func_name, qe, succeeded, got)
-        return self._read_steps(func_name, qe, succeeded)
+        if batch is None and reply is None:
+            return None
+        try:
+            with_plan = self._columns is not None  # the written plan's JSON, for column lineage
+            text: str | None = (
+                reply.text if reply is not None else self._t.read(self._batch_read(batch, qe, succeeded))
+            )
+            if with_plan and text == REPLY_IN_FILE:
+                text = self._columns.read_reply_file()
+            return parse(text, with_plan, has_query_id=self._t.line.has_query_id)
+        except Exception as exc:
+            log.debug("lineage capture: one-call read failed, reading step by step: %s", describe(exc))
+            return None
 
     def _batch_read(self, batch: Any, qe: Any, succeeded: bool) -> Any:
         limit, path = self.batch_request()  # (0, None) without column lineage: read(qe, succeeded)
@@ -140,101 +155,31 @@ class PlanReader(CommandOutputs):
         reader's column lineage: no plan (0) without it; no file for long replies unless ``with_file``."""
         return self._columns.batch_request(with_file) if self._columns is not None else (0, None)
 
-    def _read_batched(
-        self, func_name: str, qe: Any, succeeded: bool, got: ExecutionRead
-    ) -> ExecutionFacts | None:
-        facts = ExecutionFacts(
-            func_name=func_name, succeeded=succeeded, qe_id=got.qe_id, query_id=got.query_id
-        )
-        if not got.analyzed:
-            return None  # analysis failed: nothing was read or written
-        root = split_records(got.root_text)[0] if got.root_text else []
-        cls = root[0] if root else None
-        facts.root = cls
-        cmd = sub_fields(field_at(root, 1), SEP3)
-        facts.sql = pick_sql(field_at(root, 2))
-        facts.inputs = self._inputs_of(got.leaf_records or [], got.schema_text) if got.leaf_records else []
-        plan: Any = None
-        if cls and _needs_plan(cls):
-            plan = qe.analyzed()
-        if cls:
-            values = self._root.values(cls, cmd)
-            call = Call(
-                cls,
-                values,
-                plan,
-                qe,
-                succeeded,
-                facts.inputs,
-                metrics_text=got.metrics_text,
-                metrics_fetched=True,
-            )
-            facts.outputs = self._outputs_of(call)
-        if got.has_logical_rdd:
-            plan = plan if plan is not None else qe.analyzed()
-            leaves = self._plan_leaves(plan, cls)
-            facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
-        if any(rel.location or rel.table for rel in facts.inputs):
-            apply_relation_stats(got.stats_text, facts.inputs)
-        if got.observed_text:
-            attach_observed(observed_values(got.observed_text), facts.inputs, facts.outputs)
-        if facts.outputs and self._columns is not None:  # the writer takes the plan JVM-side
-            facts.column_lineage = self._columns.read(
-                plan,
-                facts.inputs,
-                got.query_facts,
-                execution=qe,
-                rendered=got.plan_json,
-                optimized=cls not in ANALYZED_QUERY_COMMANDS,
-            )
-            if facts.column_lineage is None and cls in delta.ROW_LEVEL_COMMANDS:
-                facts.column_lineage = self._delta_row_level_lineage(plan, cls, facts)
-        read_targets(facts)
-        if got.scans_text:
-            attach_scans(parse_scans(got.scans_text), facts.inputs)
-        self._remember_tables(facts)
-        return facts
-
-    def _read_steps(self, func_name: str, qe: Any, succeeded: bool) -> ExecutionFacts | None:
-        """The step-by-step reading: a few dozen py4j calls (the fallback of the one-call read)."""
-        facts = ExecutionFacts(func_name=func_name, succeeded=succeeded)
+    def _read_steps(self, execution: _Execution, succeeded: bool) -> ExecutionRead:
+        """The step-by-step reading, a few dozen py4j calls (the fallback of the one-call read): the
+        same functions the Java class applies, called one by one."""
+        t, qe = self._t, execution.qe
+        qe_id = query_id = None
         try:
-            facts.qe_id = int(qe.id())
-            facts.query_id = query_key(self._t, qe)
+            qe_id, query_id = int(qe.id()), query_key(t, qe)
         except Exception as exc:
             log.debug("lineage capture: no query id: %s", describe(exc))
         try:
-            plan = qe.analyzed()
+            plan = execution.plan()
         except Exception:
-            return None  # analysis failed: nothing was read or written
-        root_text = self._t.read(self._root.function.apply(plan))
-        root = split_records(root_text)[0] if root_text else []
-        cls = root[0] if root else None
-        facts.root = cls
-        cmd = sub_fields(field_at(root, 1), SEP3)
-        facts.sql = pick_sql(field_at(root, 2))
-        facts.inputs = self.plan_inputs(plan, cls)
-        if cls:
-            facts.outputs = self._outputs_of(
-                Call(cls, self._root.values(cls, cmd), plan, qe, succeeded, facts.inputs)
-            )
+            return ExecutionRead(qe_id, query_id, analyzed=False)
+        root_text = t.read(self._root.function.apply(plan)) or ""
+        cls = field_at(split_records(root_text)[0], 0) if root_text else None
         leaves = self._plan_leaves(plan, cls)
-        facts.inputs.extend(RelationFacts(location=loc) for loc in logical_rdd_locations(self._t, leaves))
-        if any(rel.location or rel.table for rel in facts.inputs):
-            read_relation_stats(self._t, leaves, facts.inputs)
+        records, schema_text = self._leaf_texts(leaves)
+        got = ExecutionRead(qe_id, query_id, True, root_text, records, schema_text)
+        got.has_logical_rdd = bool(leaves.exists(is_logical_rdd_fn(t)))
+        got.stats_text = (relation_stats_text(t, leaves) or None) if records else None
         if succeeded:
-            attach_observed(_observed_steps(qe), facts.inputs, facts.outputs)
-        if facts.outputs and self._columns is not None:
-            facts.column_lineage = self._columns.read(
-                plan, facts.inputs, optimized=cls not in ANALYZED_QUERY_COMMANDS
-            )
-            if facts.column_lineage is None and cls in delta.ROW_LEVEL_COMMANDS:
-                facts.column_lineage = self._delta_row_level_lineage(plan, cls, facts)
-        read_targets(facts)
-        if succeeded:
-            read_scans(self._t, qe, facts.inputs)
-        self._remember_tables(facts)
-        return facts
+            got.metrics_text = _metrics_text(t, qe) if cls in METRICS_COMMANDS else None
+            got.observations = _observed_steps(qe)
+            got.scans = read_scans(t, qe)
+        return got
 
     def _outputs_of(self, call: Call) -> list[RelationFacts]:
         """The root command's outputs; a handler that fails loses them only, with a warning."""
@@ -274,24 +219,18 @@ class PlanReader(CommandOutputs):
                 self.tables.remember(rel.table, rel.location, rel.provider)
 
 
-#: Plan nodes that pass every row of their child on (as ``KEEPS_ROWS`` in ExecutionReader.java).
-_KEEPS_ROWS = frozenset(
-    {
-        "Project",
-        "SubqueryAlias",
-        "Sort",
-        "Repartition",
-        "RepartitionByExpression",
-        "View",
-        "CollectMetrics",
-        "ResolvedHint",
-    }
-)
+def _metrics_text(t: JvmTools, qe: Any) -> str | None:
+    """The write metrics of the executed plan (a few calls); None when unreadable."""
+    try:
+        return write_metrics_text(t, qe.executedPlan())
+    except Exception as exc:
+        log.debug("lineage capture: no write metrics: %s", describe(exc))
+        return None
 
 
 def _observed_steps(qe: Any) -> list[Observation]:
-    """The observations read through py4j, as ``ExecutionReader.observed`` reads them (one call
-    when there are none)."""
+    """The observations read through py4j, by the rules ``ExecutionReader.observed`` is given
+    (one call when there are none)."""
     import json
 
     try:
@@ -315,37 +254,69 @@ def _observed_steps(qe: Any) -> list[Observation]:
 
 
 def _observed_reads(node: Any, command: Any, found: dict[str, int], depth: int, *, changed: bool) -> None:
-    if depth > 200:
+    if depth > rules.MAX_DEPTH:
         return
     kind = node.getClass().getSimpleName()
     if changed and kind == "CollectMetrics":
         below = node.child()
-        while below.getClass().getSimpleName() in ("Project", "SubqueryAlias"):
+        while below.getClass().getSimpleName() in rules.OVER_READ:
             below = below.children().head()
         if below.children().isEmpty() and not below.output().isEmpty():
             found[str(node.name())] = int(below.output().head().exprId().id())
-    below_changed = changed or not (kind in _KEEPS_ROWS or command.isInstance(node))
+    below_changed = changed or not (kind in rules.KEEPS_ROWS or command.isInstance(node))
     children = node.children().iterator()
     while children.hasNext():
         _observed_reads(children.next(), command, found, depth + 1, changed=below_changed)
 
 
-def read_targets(facts: ExecutionFacts) -> None:
-    """Pure, in place: an input that names a table but has no location (a row-level ``MERGE``,
-    ``UPDATE`` or ``DELETE`` reads its target through Spark's ``RowLevelOperationTable``, which has
-    none) is the table the execution wrote: it takes that output's location, names and version (the
-    table's snapshot when the command ended, as for any read: openlineage-spark reports the target
-    of these commands as an input too)."""
-    written = {rel.table: rel for rel in facts.outputs if rel.table is not None and rel.location}
-    for rel in facts.inputs:
-        target = written.get(rel.table) if rel.location is None and rel.table is not None else None
-        if target is None:
-            continue
-        rel.location, rel.symlink, rel.catalog_facts = target.location, target.symlink, target.catalog_facts
-        rel.provider = rel.provider or target.provider
-        rel.file_format = rel.file_format or target.file_format
-        rel.schema_text = rel.schema_text or target.schema_text
-        rel.version = target.written_version or target.version
+class _Execution:
+    """One execution as :func:`~lineage_operators.spark.plan.execution.execution_facts` asks the JVM
+    about it (its :class:`~lineage_operators.spark.plan.execution.ExecutionSource`): the reader's
+    handlers and lookups, and the analyzed plan, read once, when something needs it."""
+
+    def __init__(self, reader: PlanReader, qe: Any) -> None:
+        self._reader = reader
+        self.qe = qe
+        self._plan: Any = None
+
+    def plan(self) -> Any:
+        if self._plan is None:
+            self._plan = self.qe.analyzed()
+        return self._plan
+
+    def inputs(self, records: list[list[str | None]], schema_text: str | None) -> list[RelationFacts]:
+        return self._reader._inputs_of(records, schema_text)
+
+    def outputs(
+        self, cls: str, fields: list[str | None], facts: ExecutionFacts, metrics_text: str | None
+    ) -> list[RelationFacts]:
+        reader = self._reader
+        plan = self.plan() if _needs_plan(cls) else self._plan
+        values = reader._root.values(cls, fields)
+        call = Call(cls, values, plan, facts.succeeded, facts.inputs, metrics_text=metrics_text)
+        return reader._outputs_of(call)
+
+    def rdd_locations(self, cls: str | None) -> list[str]:
+        reader = self._reader
+        return logical_rdd_locations(reader._t, reader._plan_leaves(self.plan(), cls))
+
+    def column_lineage(
+        self, cls: str | None, facts: ExecutionFacts, query_facts: str | None, plan_json: str | None
+    ) -> Any:
+        columns = self._reader._columns
+        if columns is None:
+            return None
+        lineage = columns.read(  # without the plan object, the writer takes it JVM-side
+            self._plan,
+            facts.inputs,
+            query_facts,
+            execution=self.qe,
+            rendered=plan_json,
+            optimized=cls not in ANALYZED_QUERY_COMMANDS,
+        )
+        if lineage is None and cls in delta.ROW_LEVEL_COMMANDS:
+            lineage = self._reader._delta_row_level_lineage(self.plan(), cls, facts)
+        return lineage
 
 
 def _needs_plan(cls: str) -> bool:

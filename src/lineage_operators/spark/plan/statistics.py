@@ -81,22 +81,20 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-def read_relation_stats(t: JvmTools, leaves: Any, inputs: Sequence[Any]) -> None:
-    """Set rows/size/files of ``inputs`` (RelationFacts) from the plan ``leaves`` they came from.
-
-    A relation is matched by the identity of its JVM object, a table by its identifier.
-    """
+def relation_stats_text(t: JvmTools, leaves: Any) -> str | None:
+    """The distinct statistics records of the plan ``leaves`` (one call; None when unreadable)."""
     try:
         stats_of = t.cached("statistics.relation", build_stats_fn)
-        text = t.read(t.joined(t.coll.map(leaves, stats_of).distinct(), RSEP))
+        return t.read(t.joined(t.coll.map(leaves, stats_of).distinct(), RSEP))
     except Exception as exc:
         log.debug("lineage capture: no relation statistics: %s", describe(exc))
-        return
-    apply_relation_stats(text, inputs)
+        return None
 
 
 def apply_relation_stats(text: str | None, inputs: Sequence[Any]) -> None:
-    """Set rows/size/files of ``inputs`` from the statistics records of :func:`build_stats_fn`."""
+    """Set rows/size/files of ``inputs`` (RelationFacts) from the statistics records of
+    :func:`build_stats_fn`: a relation is matched by the identity of its JVM object, a table by its
+    identifier."""
     for record in split_records(text):
         if len(record) < 7:
             continue
@@ -123,8 +121,9 @@ def apply_relation_stats(text: str | None, inputs: Sequence[Any]) -> None:
 _DWC_EXEC = "org.apache.spark.sql.execution.command.DataWritingCommandExec"
 _AQE_EXEC = "org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec"
 _STAGE_EXEC = "org.apache.spark.sql.execution.adaptive.QueryStageExec"
-#: AQE plans nest (a write's query stages hold their own plans): levels opened at most.
-_MAX_WRAPPERS = 6
+#: AQE plans nest (a write's query stages hold their own plans): levels opened at most (here and,
+#: given at configure time, in ``ExecutionReader.java``).
+MAX_WRAPPERS = 6
 
 
 def build_find_fn(t: JvmTools) -> Any:
@@ -157,7 +156,7 @@ def write_metrics_text(t: JvmTools, executed_plan: Any) -> str | None:
         t.cached("statistics.open", build_open_fn),
     )
     node = executed_plan
-    for _ in range(_MAX_WRAPPERS):
+    for _ in range(MAX_WRAPPERS):
         found = find.apply(node)
         if found.isEmpty():
             return None
@@ -168,4 +167,12 @@ def write_metrics_text(t: JvmTools, executed_plan: Any) -> str | None:
     return None
 
 
-__all__ = ["apply_relation_stats", "read_relation_stats", "write_metrics_text"]
+__all__ = [
+    "MAX_WRAPPERS",
+    "apply_relation_stats",
+    "build_find_fn",
+    "build_open_fn",
+    "build_stats_fn",
+    "relation_stats_text",
+    "write_metrics_text",
+]

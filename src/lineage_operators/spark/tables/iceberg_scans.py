@@ -96,18 +96,18 @@ def scan_reader(t: Any) -> Any:
     return jvm_classes.compiled_instance(t, SOURCE, CLASS_NAME, "Iceberg reads report no scan figures")
 
 
-def read_scans(t: Any, qe: Any, inputs: Sequence[RelationFacts]) -> None:
-    """The step-by-step reading's way: one call over the executed plan (the one-call reader has the
-    same reply in its reply); a failure loses the scan figures only."""
-    if not any((rel.provider or "").lower() == "iceberg" for rel in inputs):
-        return
+def read_scans(t: Any, qe: Any) -> list[ScanFacts]:
+    """The step-by-step reading's way: one call over the executed plan where Iceberg is on the
+    classpath (the one-call reader has the same reply in its reply); a failure loses the scan
+    figures only."""
     reader = scan_reader(t)
     if reader is None:
-        return
+        return []
     try:
-        attach_scans(parse_scans(reader.read(qe.executedPlan())), inputs)
+        return parse_scans(reader.read(qe.executedPlan()))
     except Exception as exc:
         log.debug("lineage capture: no Iceberg scan figures: %s", describe(exc))
+        return []
 
 
 __all__ = ["SPARK_SCAN", "ScanFacts", "attach_scans", "parse_scans", "read_scans", "scan_reader"]

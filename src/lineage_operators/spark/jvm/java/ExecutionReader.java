@@ -40,7 +40,6 @@ public class ExecutionReader {
      * TCP segments, and Nagle's algorithm holds the second for the delayed ACK (40 ms).
      */
     private static final int INLINE_BYTES = 8000;
-    private static final int MAX_WRAPPERS = 6;
     private static final int MAX_CACHED_SCHEMAS = 256;
 
     private scala.Function1 root;
@@ -54,6 +53,12 @@ public class ExecutionReader {
     private scala.Function1 openWrite;
     private HashSet innerQuery = new HashSet();
     private HashSet withMetrics = new HashSet();
+    /** The observation walk's rules (plan.execution's KEEPS_ROWS, OVER_READ, MAX_DEPTH). */
+    private HashSet keepsRows = new HashSet();
+    private HashSet overRead = new HashSet();
+    private int maxDepth;
+    /** AQE wrappers opened at most to find the write (statistics.MAX_WRAPPERS). */
+    private int maxWrappers;
     private Method queryId;
     /** The compact plan writer (PlanWriter, compiled apart: called by reflection) and its query. */
     private Object planWriter;
@@ -65,9 +70,13 @@ public class ExecutionReader {
     /** Schema record text by StructType: a table read again serializes its schema once. */
     private final HashMap schemas = new HashMap();
 
-    /** Class names are SEP-joined; {@code useQueryId}: Spark 4.2+'s QueryExecution.queryId. */
+    /**
+     * Class names are SEP-joined (plan nodes': simple names); every rule comes from Python, which
+     * applies the same ones where this class is missing. {@code useQueryId}: Spark 4.2+'s queryId.
+     */
     public void configure(scala.Function1[] functions, String innerQueryClasses, String metricsClasses,
-            boolean useQueryId) throws Exception {
+            String keepsRowsNodes, String overReadNodes, int maxDepth, int maxWrappers, boolean useQueryId)
+            throws Exception {
         root = functions[0];
         leaf = functions[1];
         leafSchema = functions[2];
@@ -79,6 +88,10 @@ public class ExecutionReader {
         openWrite = functions[8];
         addAll(innerQuery, innerQueryClasses);
         addAll(withMetrics, metricsClasses);
+        addAll(keepsRows, keepsRowsNodes);
+        addAll(overRead, overReadNodes);
+        this.maxDepth = maxDepth;
+        this.maxWrappers = maxWrappers;
         queryId = useQueryId ? QueryExecution.class.getMethod("queryId", new Class[0]) : null;
     }
 
@@ -105,7 +118,7 @@ public class ExecutionReader {
     }
 
     /**
-     * Parts: qe id, query key, then "!" when the plan has no analyzed plan (and nothing else), else
+     * Parts: qe id, queryId (NONE before Spark 4.2: Python makes the key), then "!" when the plan has no analyzed plan (and nothing else), else
      * the root record, the distinct leaf records (RSEP), the distinct schema records (RSEP; empty
      * when no leaf has a schema), the distinct statistics records (RSEP), "1" when a leaf is a
      * LogicalRDD, the written query's facts (NONE without column lineage), the write metrics text
@@ -129,7 +142,7 @@ public class ExecutionReader {
         String key = NONE;
         try {
             id = String.valueOf(qe.id());
-            key = queryId != null ? String.valueOf(queryId.invoke(qe, new Object[0])) : "qe:" + id;
+            key = queryId != null ? String.valueOf(queryId.invoke(qe, new Object[0])) : NONE;
         } catch (Throwable e) {
             // no query id: attribution uses the time window, as in the Python reading
         }
@@ -145,15 +158,14 @@ public class ExecutionReader {
         String cls = plan.getClass().getName();
         ArrayList leaves = leaves(plan, innerQuery.contains(cls));
         LinkedHashSet records = new LinkedHashSet();
-        boolean anySchema = false;
+        LinkedHashSet distinct = new LinkedHashSet();
         boolean anyRdd = false;
         for (int i = 0; i < leaves.size(); i++) {
             Object node = leaves.get(i);
-            String record = String.valueOf(leaf.apply(node));
-            records.add(record);
-            String[] fields = record.split(SEP, -1);
-            if (fields.length > 5 && fields[5].length() > 0 && !NONE.equals(fields[5])) {
-                anySchema = true;
+            records.add(String.valueOf(leaf.apply(node)));
+            Object schema = leafSchema.apply(node);  // a StructType, or NONE (a String): no schema
+            if (!(schema instanceof String)) {
+                distinct.add(schema);
             }
             if (Boolean.TRUE.equals(isLogicalRdd.apply(node))) {
                 anyRdd = true;
@@ -161,17 +173,11 @@ public class ExecutionReader {
         }
         join(out, records);
         out.append(PART);
-        if (anySchema) {
-            LinkedHashSet distinct = new LinkedHashSet();
-            for (int i = 0; i < leaves.size(); i++) {
-                distinct.add(leafSchema.apply(leaves.get(i)));
-            }
-            ArrayList schemaRecords = new ArrayList();
-            for (Iterator it = distinct.iterator(); it.hasNext();) {
-                schemaRecords.add(schemaRecord(it.next()));
-            }
-            join(out, schemaRecords);
+        ArrayList schemaRecords = new ArrayList();
+        for (Iterator it = distinct.iterator(); it.hasNext();) {
+            schemaRecords.add(schemaRecord(it.next()));
         }
+        join(out, schemaRecords);
         out.append(PART);
         LinkedHashSet statRecords = new LinkedHashSet();
         for (int i = 0; i < leaves.size(); i++) {
@@ -185,8 +191,7 @@ public class ExecutionReader {
         out.append(succeeded ? observed(qe) : NONE).append(PART);
         out.append(succeeded ? scans(qe) : NONE);
         if (maxLeafColumns > 0) {
-            boolean query = facts.length() > 0 && !facts.startsWith(NONE);
-            StringBuilder json = query ? planJson(plan, leaves, maxLeafColumns) : null;
+            StringBuilder json = planJson(plan, leaves, maxLeafColumns);
             out.append(PART);
             if (json == null) {
                 out.append(NONE);
@@ -401,19 +406,22 @@ public class ExecutionReader {
         }
     }
 
-    /** The written query's compact JSON, or null (no writer, too many leaf columns, no query). */
+    /** The written query's compact JSON, or null (no writer, no query, too many leaf columns). */
     private StringBuilder planJson(Object plan, ArrayList leaves, int maxLeafColumns) {
         if (planWriter == null) {
             return null;
         }
-        int columns = 0;
-        for (int i = 0; i < leaves.size(); i++) {
-            columns += ((QueryPlan) leaves.get(i)).output().size();
-        }
-        if (columns > maxLeafColumns) {
-            return null;  // Python counts distinct columns and decides
-        }
         try {
+            if (queryOf.apply(plan) instanceof String) {
+                return null;  // NONE: not a write of a query
+            }
+            int columns = 0;
+            for (int i = 0; i < leaves.size(); i++) {
+                columns += ((QueryPlan) leaves.get(i)).output().size();
+            }
+            if (columns > maxLeafColumns) {
+                return null;  // Python counts distinct columns and decides
+            }
             return (StringBuilder) render.invoke(planWriter, new Object[] {queryOf, plan});
         } catch (Throwable e) {
             return null;  // Python renders it again and reports why
@@ -454,9 +462,6 @@ public class ExecutionReader {
     }
 
     private String schemaRecord(Object schema) {
-        if (schema instanceof String) {
-            return String.valueOf(schemaRecord.apply(schema));
-        }
         String found;
         synchronized (schemas) {
             found = (String) schemas.get(schema);
@@ -514,7 +519,7 @@ public class ExecutionReader {
      * while the job ran: reading them walks the executed plan (and, when there are some, the
      * analyzed one), no job.
      */
-    private static String observed(QueryExecution qe) {
+    private String observed(QueryExecution qe) {
         try {
             scala.collection.Map values = qe.observedMetrics();
             if (values.isEmpty()) {
@@ -538,35 +543,20 @@ public class ExecutionReader {
         }
     }
 
-    /** Plan nodes that pass every row of their child on (an observation below one saw the rows written). */
-    private static final String[] KEEPS_ROWS = {"Project", "SubqueryAlias", "Sort", "Repartition",
-        "RepartitionByExpression", "View", "CollectMetrics", "ResolvedHint"};
-
-    private static boolean keepsRows(Object node) {
-        String name = node.getClass().getSimpleName();
-        for (int i = 0; i < KEEPS_ROWS.length; i++) {
-            if (KEEPS_ROWS[i].equals(name)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
      * Observation name -> the first output attribute id of the read it sits on (projections between
      * them only), when a node above it changes the rows (a filter, a join, an aggregate, a count;
      * not the write command): the values then describe the rows read, not the rows written.
      */
-    private static void observedReads(Object node, HashMap found, int depth, boolean changed) {
-        if (depth > 200) {
+    private void observedReads(Object node, HashMap found, int depth, boolean changed) {
+        if (depth > maxDepth) {
             return;
         }
         if (changed && node instanceof org.apache.spark.sql.catalyst.plans.logical.CollectMetrics) {
             org.apache.spark.sql.catalyst.plans.logical.CollectMetrics collect =
                 (org.apache.spark.sql.catalyst.plans.logical.CollectMetrics) node;
             Object below = collect.child();
-            while (below instanceof org.apache.spark.sql.catalyst.plans.logical.Project
-                    || below instanceof org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias) {
+            while (overRead.contains(below.getClass().getSimpleName())) {
                 below = ((TreeNode) below).children().head();
             }
             scala.collection.Seq output = ((QueryPlan) below).output();
@@ -576,8 +566,8 @@ public class ExecutionReader {
                 found.put(collect.name(), String.valueOf(first.exprId().id()));
             }
         }
-        boolean below = changed
-            || !(keepsRows(node) || node instanceof org.apache.spark.sql.catalyst.plans.logical.Command);
+        boolean below = changed || !(keepsRows.contains(node.getClass().getSimpleName())
+            || node instanceof org.apache.spark.sql.catalyst.plans.logical.Command);
         scala.collection.Iterator children = ((TreeNode) node).children().iterator();
         while (children.hasNext()) {
             observedReads(children.next(), found, depth + 1, below);
@@ -598,7 +588,7 @@ public class ExecutionReader {
     private String metrics(QueryExecution qe) {
         try {
             Object node = qe.executedPlan();
-            for (int i = 0; i < MAX_WRAPPERS; i++) {
+            for (int i = 0; i < maxWrappers; i++) {
                 scala.Option found = (scala.Option) findWrite.apply(node);
                 if (found.isEmpty()) {
                     return NONE;
