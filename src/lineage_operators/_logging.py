@@ -116,9 +116,11 @@ def task_scope(label: str) -> Iterator[None]:
 
 
 def _redact(text: str) -> str:
-    try:
-        from lineage_operators.redaction import redact_text
+    # here, not at the top: redaction compiles its patterns when imported (~20 ms), and a DAG file that
+    # sets a column-lineage argument imports this module; a parse logs nothing, a task's first line pays it
+    from lineage_operators.redaction import redact_text
 
+    try:
         return redact_text(text)
     except Exception:
         return "<unprintable>"

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from lineage_operators._logging import get_logger
 from lineage_operators.model import LineageDataset
+from lineage_operators.redaction import redact_url
 
 log = get_logger(__name__)
 
@@ -109,6 +110,4 @@ def emit_output_assets(operator: Any, context: Any) -> None:
 
 
 def _shown(dataset: LineageDataset) -> str:
-    from lineage_operators.redaction import redact_url
-
     return redact_url(f"{dataset.namespace}/{dataset.name}")

@@ -12,8 +12,10 @@ import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-# The recorder, the dataset model and the redacting logger are imported where a task runs, not
-# here: a DAG file that imports an operator built on this mixin loads only this module.
+# Everything of this package the mixin uses runs in a task (the recorder, data quality, the
+# redacting logger) and is imported in the methods that run it: a DAG file that imports an
+# operator built on the mixin loads only this module of it (the parse benchmark, see
+# operators/pyspark.py); OpenLineage and the provider load in a task only.
 if TYPE_CHECKING:
     import logging
 
@@ -35,8 +37,8 @@ class OpenLineageMixin:
     before the run (templated); they and Airflow ``inlets`` / ``outlets`` are reported at start.
     """
 
-    # Defaults at class level: ``__init__`` sets an instance attribute only for a value given
-    # (an assignment on an Airflow operator costs ~1.5 us, paid per task at every DAG parse).
+    # Class-level defaults too: an operator may put the mixin in its bases without calling its
+    # ``__init__`` (the provider's methods then find no declared dataset).
     inputs: Any = None
     outputs: Any = None
     #: ``data_quality=``: a :class:`~lineage_operators.quality.DataQuality` (checks per dataset).
@@ -62,12 +64,9 @@ class OpenLineageMixin:
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        if inputs is not None:
-            self.inputs = validate_declared(inputs, "inputs")
-        if outputs is not None:
-            self.outputs = validate_declared(outputs, "outputs")
-        if data_quality is not None:
-            self.data_quality = validate_data_quality(data_quality, self)
+        self.inputs = validate_declared(inputs, "inputs")
+        self.outputs = validate_declared(outputs, "outputs")
+        self.data_quality = validate_data_quality(data_quality, self) if data_quality is not None else None
 
     def render_template_fields(self, context: Any, jinja_env: Any = None) -> None:
         """Render as Airflow does, then register the secrets the rendered values hold with

@@ -40,6 +40,7 @@ from openlineage.client.naming.dataset import (
 )
 
 from lineage_operators.model import DatasetName
+from lineage_operators.redaction import redact_url
 
 __all__ = [
     "hive_catalog_uris",
@@ -573,8 +574,6 @@ def _jdbc_location(uri: str, properties: Mapping[str, str]) -> _JdbcLocation:
 
 def _sanitized_jdbc_namespace(uri: str) -> str:
     """Fallback namespace for URLs that cannot be parsed: the URL without credentials or options."""
-    from lineage_operators.redaction import redact_url
-
     cleaned = redact_url("jdbc:" + uri)[len("jdbc:") :]
     cleaned = re.sub(r"[A-Za-z0-9_%]+//?[A-Za-z0-9_%]*@", "@", cleaned)  # oracle user/password@
     cleaned = re.sub(r"(?i)[,;&:]?(?:user|username|password)=[^,;&:()]+[,;&:]?", "", cleaned)

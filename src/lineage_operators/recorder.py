@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators._optional import openlineage_client_available
+from lineage_operators.capture_settings import capture_timeout
 from lineage_operators.model import LineageDataset, sorted_datasets
+from lineage_operators.redaction import redact_url
+
+if TYPE_CHECKING:
+    from lineage_operators.spark.capture.chooser import LineageCapture
 
 log = get_logger(__name__)
 
@@ -73,7 +79,7 @@ class LineageRecorder:
         """
         capture = None
         try:
-            from lineage_operators.capture_settings import capture_timeout
+            # the capture's side of the package loads when a task first captures, not at DAG parse
             from lineage_operators.spark.capture import new_capture
 
             capture = new_capture(spark, timeout=capture_timeout())
@@ -86,16 +92,16 @@ class LineageRecorder:
             if capture is not None:
                 self.add_capture(capture)
 
-    def add_capture(self, capture: Any) -> None:
+    def add_capture(self, capture: LineageCapture) -> None:
         """Stop a started capture and record its datasets and facets; never raises."""
         try:
             result = capture.stop()
             self.add_inputs(result.inputs)
             self.add_outputs(result.outputs)
-            for name, facet in result.run_facets.items():
-                self.add_run_facet(name, facet)
-            for name, facet in result.job_facets.items():
-                self.add_job_facet(name, facet)
+            for name, run_facet in result.run_facets.items():
+                self.add_run_facet(name, run_facet)
+            for name, job_facet in result.job_facets.items():
+                self.add_job_facet(name, job_facet)
         except Exception as error:
             log.warning("Task %s: lineage capture failed: %s", self.task_label, _describe(error))
 
@@ -143,8 +149,7 @@ class LineageRecorder:
                     )
                     self._warned_unavailable = True
                 return None
-            from lineage_operators.naming import parse_dataset
-            from lineage_operators.redaction import redact_url
+            from lineage_operators.naming import parse_dataset  # imports openlineage-python
 
             # a URL's credentials are never part of a dataset's name
             name = parse_dataset(redact_url(dataset) if ":" in dataset else dataset, namespace=namespace)
@@ -153,8 +158,6 @@ class LineageRecorder:
 
 
 def _describe(error: BaseException) -> str:
-    from lineage_operators._errors import describe
-
     return describe(error)
 
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lineage_operators.cli.diff import diff_graphs, diff_to_json, format_diff
+from lineage_operators.cli.html import render_html
 from lineage_operators.cli.model import GraphBuilder, LineageGraph
 from lineage_operators.cli.placeholders import bind_placeholders
 from lineage_operators.cli.reading import Skips, SourceError, golden_events, is_golden_file, read_sources
@@ -76,8 +77,6 @@ def _report_skips(graph: LineageGraph, label: str = "") -> None:
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
-    from lineage_operators.cli.html import render_html
-
     graph = load_graph(args.events, any_producer=args.any_producer, namespace=args.namespace)
     _report_skips(graph)
     output = Path(args.output)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lineage_operators.testing.backend import BackendError, MarquezSource, in_namespace, is_backend_url
 from lineage_operators.testing.events import event_files, stream_event_file
 
 __all__ = ["GOLDEN_PRODUCER", "Skips", "SourceError", "golden_events", "is_golden_file", "read_sources"]
@@ -169,8 +170,6 @@ def golden_events(path: Path, skips: Skips) -> Iterator[dict[str, Any]]:
 def backend_events(url: str, skips: Skips, namespace: str | None) -> Iterator[dict[str, Any]]:
     """The events a Marquez server stored (its raw-events endpoint), those of jobs in ``namespace``
     (or whose parent job is) when one is given; an unreadable server is a :class:`SourceError`."""
-    from lineage_operators.testing.backend import BackendError, MarquezSource, in_namespace
-
     try:
         for event in MarquezSource(url).events():
             if namespace is None or in_namespace(event, namespace):
@@ -187,8 +186,6 @@ def read_sources(
     """Every event of every source, streamed; raises :class:`SourceError` only for a source that
     names nothing readable, before reading the next one. An ``http(s)://`` source is a Marquez
     server's API, read with ``namespace`` (see :func:`backend_events`)."""
-    from lineage_operators.testing.backend import is_backend_url
-
     for source in sources:
         if isinstance(source, str) and is_backend_url(source):
             yield from backend_events(source, skips, namespace)

@@ -38,15 +38,25 @@ expressions.py for the rules and where they deliberately differ.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lineage_operators.column_lineage.lineage import (
-    DIRECT,
-    INDIRECT,
-    PlanColumnLineage,
-    SourceColumn,
-    Transformation,
-)
+from lineage_operators._lazy import lazy_exports
+
+# The plan engine (the walker and the expression rules, most of this package) loads with the first
+# plan read, not with the settings a DAG file imports through the operator (the parse benchmark).
+if TYPE_CHECKING:
+    from lineage_operators.column_lineage.lineage import (
+        DIRECT,
+        INDIRECT,
+        PlanColumnLineage,
+        SourceColumn,
+        Transformation,
+    )
+
+_EXPORTS = {
+    name: "lineage_operators.column_lineage.lineage"
+    for name in ("DIRECT", "INDIRECT", "PlanColumnLineage", "SourceColumn", "Transformation")
+}
 
 
 def lineage_of_plan(
@@ -66,3 +76,5 @@ __all__ = [
     "Transformation",
     "lineage_of_plan",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

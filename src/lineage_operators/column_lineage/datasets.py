@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.column_lineage.facet import column_lineage_facet
 from lineage_operators.column_lineage.mapping import DatasetColumnLineage, to_datasets
 from lineage_operators.column_lineage.merge import Write, merge_outputs, without_nested_writes
 from lineage_operators.column_lineage.settings import ColumnLineageSettings
@@ -112,8 +114,6 @@ def attach_column_lineage(
     if not settings.enabled or not outputs:
         return
     try:
-        from lineage_operators.column_lineage.facet import column_lineage_facet
-
         merged = lineage_by_output(executions, name_relation)
         for dataset in outputs:
             lineage = merged.get(dataset.key)
@@ -133,8 +133,6 @@ def attach_column_lineage(
             if facet is not None:
                 dataset.facets["columnLineage"] = facet
     except Exception as exc:
-        from lineage_operators._errors import describe
-
         log.warning("lineage capture: column lineage facets failed: %s", describe(exc))
 
 

@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.providers.standard.operators.python import PythonOperator
 
-from lineage_operators.mixin import OpenLineageMixin, validate_data_quality, validate_declared
+from lineage_operators.mixin import OpenLineageMixin
 
-# Everything else of this package is imported where it is needed: a DAG file importing the
-# operator loads only this module and the mixin (a module costs ~0.1 ms to import, which the
-# parse-cost benchmark counts), the argument checks load with the first task that sets one.
+# Only the mixin at the top: what runs in a task (the session, the capture, assets, the redacting
+# logger) is imported in the methods that run it, the argument checks where a value is given. With all
+# of it at the top a DAG file loaded 28 modules of this package instead of 3 and the parse benchmark
+# missed its target (parse_time_ratio 1.63 cold, 1.77 preimported; target 1.10). pyspark, py4j and
+# OpenLineage never load at parse (tests/unit/test_lazy_imports.py).
 if TYPE_CHECKING:
     import logging
 
@@ -75,15 +77,14 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     template_fields: Sequence[str] = (*PythonOperator.template_fields, "conn_id", "master", "config_kwargs")
     ui_color = "#e3f1f8"
 
-    # The arguments' defaults; ``__init__`` sets an instance attribute only for a value given.
-    conn_id: str | None = None
-    master: str | None = None
-    config_kwargs: Mapping[str, Any] | None = None
-    capture_lineage: bool = True
-    column_lineage: bool | None = None
-    column_lineage_dataset_dependencies: str | None = None
-    column_lineage_max_columns: int | None = None
-    column_lineage_descriptions: bool | None = None
+    conn_id: str | None
+    master: str | None
+    config_kwargs: Mapping[str, Any] | None
+    capture_lineage: bool
+    column_lineage: bool | None
+    column_lineage_dataset_dependencies: str | None
+    column_lineage_max_columns: int | None
+    column_lineage_descriptions: bool | None
 
     def __init__(
         self,
@@ -120,8 +121,11 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             raise TypeError(
                 f"config_kwargs must be a mapping of Spark conf, got {type(config_kwargs).__name__}"
             )
+        # A value left at its default needs no check, and the checks' modules load only for a value
+        # given: importing them in every parse cost 7.9 M instructions per 50-task DAG (callgrind:
+        # parse ratio 1.108 -> 1.078 cold, against the 1.10 target of benchmarks/parse_cost.py).
         if master is not None or capture_lineage is not True:
-            from lineage_operators.spark.session import check_capture_lineage, check_master
+            from lineage_operators.spark.session.arguments import check_capture_lineage, check_master
 
             check_master(master)
             check_capture_lineage(capture_lineage)
@@ -129,57 +133,38 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
             from airflow.sdk import AssetAlias
 
             kwargs["outlets"] = [*_as_outlets(kwargs.get("outlets")), AssetAlias(asset_alias)]
-        if (
-            column_lineage is not None
-            or column_lineage_dataset_dependencies is not None
-            or column_lineage_max_columns is not None
-            or column_lineage_descriptions is not None
-        ):
+        column_settings = (
+            column_lineage,
+            column_lineage_dataset_dependencies,
+            column_lineage_max_columns,
+            column_lineage_descriptions,
+        )
+        if any(value is not None for value in column_settings):
             from lineage_operators.column_lineage.settings import validate
 
-            validate(
-                column_lineage,
-                column_lineage_dataset_dependencies,
-                column_lineage_max_columns,
-                column_lineage_descriptions,
-                owner=type(self).__name__,
-            )
-        # One level for this class, the mixin's and PythonOperator's arguments: see _python_init.
-        _python_init(self)(
-            self,
+            validate(*column_settings, owner=type(self).__name__)
+        # Airflow's ``apply_defaults`` runs at each class level as usual; the mixin checks
+        # ``inputs`` / ``outputs`` / ``data_quality`` once, on its way to ``PythonOperator``.
+        super().__init__(
             python_callable=python_callable,
             op_args=op_args,
             op_kwargs=op_kwargs,
             templates_dict=templates_dict,
             templates_exts=templates_exts,
             show_return_value_in_logs=show_return_value_in_logs,
+            inputs=inputs,
+            outputs=outputs,
+            data_quality=data_quality,
             **kwargs,
         )
-        if inputs is not None:
-            self.inputs = validate_declared(inputs, "inputs")
-        if outputs is not None:
-            self.outputs = validate_declared(outputs, "outputs")
-        if data_quality is not None:
-            self.data_quality = validate_data_quality(data_quality, self)
-        # Only values that differ from the class defaults become instance attributes: each
-        # assignment goes through BaseOperator.__setattr__ (~1.5 us), and a DAG file may define
-        # hundreds of these tasks. Reading, templating and serializing see the same values.
-        if conn_id is not None:
-            self.conn_id = conn_id
-        if master is not None:
-            self.master = master
-        if config_kwargs is not None:
-            self.config_kwargs = config_kwargs
-        if capture_lineage is not True:
-            self.capture_lineage = capture_lineage
-        if column_lineage is not None:
-            self.column_lineage = column_lineage
-        if column_lineage_dataset_dependencies is not None:
-            self.column_lineage_dataset_dependencies = column_lineage_dataset_dependencies
-        if column_lineage_max_columns is not None:
-            self.column_lineage_max_columns = column_lineage_max_columns
-        if column_lineage_descriptions is not None:
-            self.column_lineage_descriptions = column_lineage_descriptions
+        self.conn_id = conn_id
+        self.master = master
+        self.config_kwargs = config_kwargs
+        self.capture_lineage = capture_lineage
+        self.column_lineage = column_lineage
+        self.column_lineage_dataset_dependencies = column_lineage_dataset_dependencies
+        self.column_lineage_max_columns = column_lineage_max_columns
+        self.column_lineage_descriptions = column_lineage_descriptions
 
     def run_spark(self, spark: SparkSession, context: Any) -> Any:
         """Override in an internal operator to run its job; the return value goes to XCom."""
@@ -245,7 +230,7 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
         )
 
         if not self.conn_id:
-            from lineage_operators.spark.session import check_master
+            from lineage_operators.spark.session.arguments import check_master
 
             check_master(self.master)  # templated values are known only now
         conf = {"spark.app.name": f"{self.dag_id}.{self.task_id}", **(self.config_kwargs or {})}
@@ -313,38 +298,6 @@ class LineageAwarePySparkOperator(OpenLineageMixin, PythonOperator):
     def _finish_capture(self, capture: LineageCapture | None) -> None:
         if capture is not None:
             self.lineage.add_capture(capture)
-
-
-def _unwrapped_python_operator_init() -> Callable[..., None] | None:
-    """``PythonOperator.__init__`` without the ``apply_defaults`` wrapper of Airflow's metaclass,
-    when this operator's own wrapper already does all that wrapper does for it; else None.
-
-    Airflow wraps the ``__init__`` of every operator class: each level merges ``default_args``
-    and deep-copies the DAG's params (~70k CPU instructions a task at every parse). This class's
-    wrapper fills ``default_args`` for every argument of its signature, which names all of
-    ``PythonOperator``'s, and hands the merged ``default_args`` / ``params`` down to
-    ``BaseOperator``'s wrapper as the skipped level would; ``__init__`` runs the mixin's argument
-    checks itself. If Airflow's wrapper changes shape or ``PythonOperator`` gains an argument, the
-    normal ``super().__init__`` chain runs."""
-    wrapper = PythonOperator.__init__
-    unwrapped = getattr(wrapper, "__wrapped__", None)
-    theirs = getattr(wrapper, "_BaseOperatorMeta__param_names", None)
-    ours = getattr(LineageAwarePySparkOperator.__init__, "_BaseOperatorMeta__param_names", None)
-    if unwrapped is None or not isinstance(theirs, set) or not isinstance(ours, set) or not theirs <= ours:
-        return None
-    return unwrapped  # type: ignore[no-any-return]
-
-
-_PYTHON_OPERATOR_INIT = _unwrapped_python_operator_init()
-
-
-def _python_init(task: LineageAwarePySparkOperator) -> Callable[..., None]:
-    """The ``__init__`` to run after this class's: ``PythonOperator``'s own when it is next in the
-    task's MRO (after the mixin, whose ``__init__`` this class's replaces), else the usual chain."""
-    mro = type(task).__mro__
-    if _PYTHON_OPERATOR_INIT is not None and mro[mro.index(PythonOperator) - 1] is OpenLineageMixin:
-        return _PYTHON_OPERATOR_INIT
-    return super(OpenLineageMixin, task).__init__.__func__  # type: ignore[attr-defined, no-any-return]
 
 
 def _log() -> logging.Logger:

@@ -5,6 +5,11 @@ provider's own hooks fork the child that calls extractors. A task with an ``Asse
 has capture finished earlier, in its ``post_execute`` (:mod:`lineage_operators.plugin.outlets`),
 while its asset events can still be added. For tasks that are not configured the hooks cost one
 set look-up.
+
+The plugin loads in every Airflow process, so the modules its hooks use (the automatic capture, fork
+safety, assets, hook lineage) are imported inside the hooks, by the tasks that need them: an unarmed
+task imports nothing of ``lineage_operators.spark`` (tests/unit/test_capture_plugin.py), and whether
+the automatic capture was ever imported is how a task's end knows it was armed.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ gives it, a table by its ``symlinks`` (``db.orders``) or by its own name. It get
 ``dataQualityMetrics`` facet; the run gets the ``test`` facet listing every check with its status.
 A written dataset the capture did not report (capture off, say) is added under its path; a write
 that did not finish is not (its checks, all ``skip``, still name it).
+
+The facets and the naming rules are imported where a task uses them: both import openlineage-python,
+and the mixin, which a DAG file loads, imports this module.
 """
 
 from __future__ import annotations

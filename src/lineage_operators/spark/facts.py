@@ -10,9 +10,14 @@ listener's callback returned, and the two readers sit side by side above this mo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lineage_operators.model import LineageDataset
+
+if TYPE_CHECKING:  # types only: this module imports neither openlineage-python nor the plan engine
+    from openlineage.client.facet_v2 import JobFacet, RunFacet
+
+    from lineage_operators.column_lineage.lineage import PlanColumnLineage
 
 # The provider sets ``processing_engine`` (Airflow) on every task event after our facets, so the
 # Spark engine that ran the task is reported under its own key, with the same standard facet.
@@ -121,7 +126,7 @@ class ExecutionFacts:
     outputs: list[RelationFacts] = field(default_factory=list)
     sql: str | None = None
     cost_ms: float = 0.0
-    column_lineage: Any = None  # PlanColumnLineage of the written query (column_lineage package)
+    column_lineage: PlanColumnLineage | None = None  # of the written query (column_lineage package)
     tags: frozenset[str] | None = None  # an RDD job's job tags (SQL executions: from the status store)
 
 
@@ -131,8 +136,8 @@ class CaptureResult:
 
     inputs: list[LineageDataset] = field(default_factory=list)
     outputs: list[LineageDataset] = field(default_factory=list)
-    run_facets: dict[str, Any] = field(default_factory=dict)
-    job_facets: dict[str, Any] = field(default_factory=dict)
+    run_facets: dict[str, RunFacet] = field(default_factory=dict)
+    job_facets: dict[str, JobFacet] = field(default_factory=dict)
     #: Executions attributed to the task.
     executions: int = 0
     #: Time spent reading plans in listener callbacks (ms, summed).

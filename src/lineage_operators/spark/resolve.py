@@ -16,12 +16,22 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from openlineage.client.facet_v2 import BaseFacet, catalog_dataset, schema_dataset
+
+from lineage_operators import facets as f
+from lineage_operators import naming
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.column_lineage.datasets import attach_column_lineage
 from lineage_operators.column_lineage.settings import ColumnLineageSettings
+from lineage_operators.facets import add_counts, sql_job_facet
 from lineage_operators.model import DatasetName, LineageDataset
+from lineage_operators.naming import hive_catalog_uris
+from lineage_operators.quality.facets import metrics_facet
+from lineage_operators.quality.metrics import observed_metrics
+from lineage_operators.redaction import redact_text
 from lineage_operators.spark.facts import (
     SESSION_CATALOG,
     CaptureResult,
@@ -33,8 +43,19 @@ from lineage_operators.spark.facts import (
 )
 from lineage_operators.spark.passes import prepare
 from lineage_operators.spark.session_facts import NamingContext, SessionFacts
+from lineage_operators.spark.table_facets import (
+    DELTA_CATALOG_FACTS,
+    FACET_NAME,
+    SCAN_FACET_NAME,
+    catalog_facet,
+    commit_report_facet,
+    in_delta_catalog,
+    scan_report_facet,
+)
 
 log = get_logger(__name__)
+
+_Facet = TypeVar("_Facet", bound=BaseFacet)
 
 
 @dataclass
@@ -66,8 +87,6 @@ class _Acc:
 
 
 def _names(rel: RelationFacts) -> list[DatasetName]:
-    from lineage_operators import naming
-
     if rel.kafka:
         return [naming.name_kafka(*rel.kafka)]
     if rel.jdbc_url:
@@ -82,8 +101,6 @@ def _names(rel: RelationFacts) -> list[DatasetName]:
 
 
 def _symlink(rel: RelationFacts, ctx: NamingContext) -> tuple[str, str, str] | None:
-    from lineage_operators import naming
-
     table = rel.table
     if table is None or table.catalog not in (None, SESSION_CATALOG):
         return None
@@ -146,8 +163,6 @@ def _accumulate(accs: dict[DatasetName, _Acc], rel: RelationFacts, ctx: NamingCo
             acc.lifecycle = rel.lifecycle
             acc.previous = _previous(rel, name)
         if single and (rel.rows is not None or rel.size is not None or rel.files is not None):
-            from lineage_operators.facets import add_counts
-
             acc.has_stats = True
             if output:
                 acc.rows = add_counts(acc.rows, rel.rows)
@@ -168,8 +183,6 @@ def _no_fields(schema_text: str) -> bool:
 
 def _untrimmed(rel: RelationFacts) -> str | None:
     """The name of a file location before partition trimming (None for JDBC or without location)."""
-    from lineage_operators import naming
-
     if rel.jdbc_url or not rel.location:
         return None
     try:
@@ -189,14 +202,12 @@ def _accumulate_safely(
 
 def _redact(text: str) -> str:
     try:
-        from lineage_operators.redaction import redact_text
-
         return redact_text(text)
     except Exception:
         return "<unprintable>"
 
 
-def _facet(acc: _Acc, name: str, build: Callable[[], Any]) -> Any:
+def _facet(acc: _Acc, name: str, build: Callable[[], _Facet | None]) -> _Facet | None:
     """One facet; an error loses that facet only, with a warning."""
     try:
         return build()
@@ -205,19 +216,14 @@ def _facet(acc: _Acc, name: str, build: Callable[[], Any]) -> Any:
         return None
 
 
-def _hive_catalog(ctx: NamingContext) -> Any:
-    from lineage_operators import facets as f
-    from lineage_operators.naming import hive_catalog_uris
-
+def _hive_catalog(ctx: NamingContext) -> catalog_dataset.CatalogDatasetFacet | None:
     return f.hive_catalog_facet(*hive_catalog_uris(ctx.warehouse, ctx.metastore_uris))
 
 
-def _catalog(acc: _Acc, ctx: NamingContext) -> Any:
+def _catalog(acc: _Acc, ctx: NamingContext) -> catalog_dataset.CatalogDatasetFacet | None:
     """An Iceberg catalog's facet (its table in ``spark_catalog`` too), Delta's for a Delta table of
     ``DeltaCatalog`` as ``spark_catalog`` (symlink or not: one located outside the warehouse has none), else
     the Hive catalog's."""
-    from lineage_operators.spark.table_facets import DELTA_CATALOG_FACTS, catalog_facet, in_delta_catalog
-
     if acc.catalog_facts is not None:
         return catalog_facet(acc.catalog_facts)
     if acc.session_table and in_delta_catalog(acc.provider, ctx.session_catalog):
@@ -227,8 +233,6 @@ def _catalog(acc: _Acc, ctx: NamingContext) -> Any:
 
 def _commit_report(acc: _Acc, report: CommitReport, dataset: LineageDataset) -> None:
     """An Iceberg output's ``icebergCommitReport``, when it is the report of the version written."""
-    from lineage_operators.spark.table_facets import FACET_NAME, commit_report_facet
-
     if acc.version != str(report.snapshot_id):
         return
     facet = _facet(acc, FACET_NAME, lambda: commit_report_facet(report))
@@ -238,24 +242,20 @@ def _commit_report(acc: _Acc, report: CommitReport, dataset: LineageDataset) -> 
 
 def _scan_report(acc: _Acc, report: ScanReport, dataset: LineageDataset) -> None:
     """An Iceberg input's ``icebergScanReport`` (the report of the scan that read it)."""
-    from lineage_operators.spark.table_facets import SCAN_FACET_NAME, scan_report_facet
-
     facet = _facet(acc, SCAN_FACET_NAME, lambda: scan_report_facet(report))
     if facet is not None:
         dataset.input_facets[SCAN_FACET_NAME] = facet
 
 
 def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
-    from lineage_operators import facets as f
-
-    def schema() -> Any:
+    def schema() -> schema_dataset.SchemaDatasetFacet | None:
         try:
             return f.schema_facet(acc.schema_text) if acc.schema_text else None
         except ValueError:
             log.debug("lineage capture: unreadable schema for %s", acc.name.name)
             return None
 
-    built: dict[str, Any] = {
+    built: dict[str, BaseFacet | None] = {
         "schema": _facet(acc, "schema", schema),
         "dataSource": _facet(acc, "dataSource", lambda: f.datasource_facet(acc.name.namespace)),
         "symlinks": _facet(acc, "symlinks", lambda: f.symlinks_facet(acc.symlinks)),
@@ -305,11 +305,8 @@ def _dataset(acc: _Acc, output: bool, ctx: NamingContext) -> LineageDataset:
     return dataset
 
 
-def _observed_metrics(acc: _Acc, output: bool) -> Any:
+def _observed_metrics(acc: _Acc, output: bool) -> BaseFacet | None:
     """The ``dataQualityMetrics`` facet of the task's own observations of a dataset, or None."""
-    from lineage_operators.quality.facets import metrics_facet
-    from lineage_operators.quality.metrics import observed_metrics
-
     metrics, dropped = observed_metrics(acc.observed)
     if dropped:
         log.debug("lineage capture: observed metrics with no facet field: %s", ", ".join(sorted(dropped)))
@@ -352,8 +349,6 @@ def resolve(
 
     ``column_lineage``: ColumnLineageSettings for the outputs' ``columnLineage`` facets.
     """
-    from lineage_operators.column_lineage.datasets import attach_column_lineage
-
     executions = prepare(list(executions))
     inputs: dict[DatasetName, _Acc] = {}
     outputs: dict[DatasetName, _Acc] = {}
@@ -382,8 +377,6 @@ def build_result(
 ) -> CaptureResult:
     """Name and merge execution facts (any capture's) into the task's
     :class:`~lineage_operators.spark.facts.CaptureResult`, with the session's run facets."""
-    from lineage_operators.facets import sql_job_facet
-
     inputs, outputs, statements = resolve(facts, session.naming, column_lineage)
     sql = sql_job_facet(statements)
     return CaptureResult(

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from openlineage.client.facet_v2 import RunFacet
+
+from lineage_operators import facets as f
 from lineage_operators._logging import get_logger
+from lineage_operators.redaction import redact_url
 from lineage_operators.spark.facts import SESSION_CATALOG, SPARK_ENGINE_FACET
 
 log = get_logger(__name__)
@@ -83,7 +86,7 @@ class SessionFacts:
     naming: NamingContext = field(default_factory=NamingContext)
     #: facet name -> openlineage-python run facet (``spark_processingEngine``, ``spark_applicationDetails``,
     #: ``lineageOperators``); empty when the session could not be read
-    run_facets: Mapping[str, Any] = field(default_factory=dict)
+    run_facets: Mapping[str, RunFacet] = field(default_factory=dict)
 
 
 def session_facts(conf: ConfLookup, app: SparkApplication) -> SessionFacts:
@@ -121,13 +124,11 @@ def subset_limit(value: str | None) -> int:
         return DEFAULT_SUBSET_LIMIT
 
 
-def run_facets(conf: ConfLookup, app: SparkApplication) -> dict[str, Any]:
+def run_facets(conf: ConfLookup, app: SparkApplication) -> dict[str, RunFacet]:
     """The run facets of the Spark application: engine, this package and the application details (the
     master URL redacted: a Spark Connect or cluster URL can carry a token or a password)."""
     if app.version is None:
         return {}
-    from lineage_operators import facets as f
-    from lineage_operators.redaction import redact_url
 
     master = app.master if app.master is not None else conf("spark.master")
     return {

@@ -15,10 +15,8 @@ Imports openlineage-python at module level: import only from run-time code paths
 
 from __future__ import annotations
 
-from typing import Any
-
 import attr
-from openlineage.client.facet_v2 import InputDatasetFacet, OutputDatasetFacet
+from openlineage.client.facet_v2 import InputDatasetFacet, OutputDatasetFacet, catalog_dataset
 
 from lineage_operators.spark.facts import (
     DELTA_PROVIDER,
@@ -30,10 +28,8 @@ from lineage_operators.spark.facts import (
 from lineage_operators.spark.session_facts import DELTA_CATALOG
 
 
-def catalog_facet(facts: CatalogFacts) -> Any:
+def catalog_facet(facts: CatalogFacts) -> catalog_dataset.CatalogDatasetFacet:
     """openlineage-python's ``CatalogDatasetFacet`` of :class:`CatalogFacts` (no empty properties)."""
-    from openlineage.client.facet_v2 import catalog_dataset
-
     return catalog_dataset.CatalogDatasetFacet(
         framework=facts.framework,
         type=facts.type,
@@ -77,7 +73,7 @@ class IcebergCommitReportOutputDatasetFacet(OutputDatasetFacet):
         return SCHEMA_URL
 
 
-def commit_report_facet(report: CommitReport) -> Any:
+def commit_report_facet(report: CommitReport) -> IcebergCommitReportOutputDatasetFacet:
     return IcebergCommitReportOutputDatasetFacet(
         snapshotId=report.snapshot_id,
         sequenceNumber=report.sequence_number,
@@ -107,7 +103,7 @@ class IcebergScanReportInputDatasetFacet(InputDatasetFacet):
         return SCAN_SCHEMA_URL
 
 
-def scan_report_facet(report: ScanReport) -> Any:
+def scan_report_facet(report: ScanReport) -> IcebergScanReportInputDatasetFacet:
     return IcebergScanReportInputDatasetFacet(
         snapshotId=report.snapshot_id,
         filterDescription=report.filter_description,

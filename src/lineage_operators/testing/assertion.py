@@ -24,6 +24,7 @@ from airflow.sdk import BaseOperator
 from lineage_operators.testing.backend import BackendError, MarquezRun
 from lineage_operators.testing.event_store import EventStore, request_events
 from lineage_operators.testing.events import Events
+from lineage_operators.testing.expected_file import read_expected_file
 
 __all__ = ["AssertLineageOperator", "after_keys", "wait_for_events"]
 
@@ -121,8 +122,6 @@ class AssertLineageOperator(BaseOperator):
         return Path(fileloc).parent / path
 
     def execute(self, context: Any) -> None:
-        from lineage_operators.testing.expected_file import read_expected_file
-
         dag_run = context["dag_run"]
         expected = read_expected_file(self.expected_path())
         skipped = after_keys(dag_run.dag_id, self.task_id)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lineage_operators.testing import matchers as m
+from lineage_operators.testing.backend import MarquezRun
 from lineage_operators.testing.events import Events, load_events
 
 __all__ = ["Mismatch", "assert_events_match", "compare_events", "format_mismatches", "matches"]
@@ -320,8 +321,6 @@ def missing_event(key: str, events: Mapping[str, Any]) -> Mismatch:
 def coerce_events(actual: Any) -> Events:
     """Keyed events from keyed events, a FileTransport path, an iterable of event dicts, or a
     backend's DAG run (:class:`~lineage_operators.testing.backend.MarquezRun`, read once here)."""
-    from lineage_operators.testing.backend import MarquezRun
-
     if isinstance(actual, MarquezRun):
         return actual.events()
     if isinstance(actual, Mapping):

@@ -34,6 +34,7 @@ from lineage_operators.testing.compare import (
     matches,
     with_environment,
 )
+from lineage_operators.testing.expected_file import read_airflow_file
 from lineage_operators.testing.golden_file import dump_expected, is_yaml, load_expected
 
 __all__ = [
@@ -451,8 +452,6 @@ def assert_events_match_file(
     events = _select(coerce_events(actual), list(keys) if keys is not None else None)
     namespace = getattr(actual, "namespace", None)
     if file.suffix.lower() == ".json" and file.is_file():
-        from lineage_operators.testing.expected_file import read_airflow_file
-
         expected_file = read_airflow_file(file)
         if expected_file is not None:
             if keys is not None:

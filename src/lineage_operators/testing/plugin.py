@@ -22,6 +22,7 @@ import pytest
 
 from lineage_operators.testing import golden, runner
 from lineage_operators.testing.airflow_home import IsolatedAirflow
+from lineage_operators.testing.py4j_teardown import close_py4j_connections
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,8 +52,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Runs before pytest closes its capture streams (they close in the config's cleanups)."""
-    from lineage_operators.testing.py4j_teardown import close_py4j_connections
-
     golden.set_update_mode(False)
     close_py4j_connections()
 

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from lineage_operators._logging import quiet_py4j, restore_levels
+from lineage_operators.spark.session import run_bounded, shut_down_sockets
 
 __all__ = ["close_py4j_connections"]
 
@@ -86,7 +87,6 @@ def _close(gateway: Any, worker_timeout_s: float) -> None:
     # A connection the JVM opened has a thread blocked reading its buffered stream, and py4j closes
     # the stream before the socket: that close would wait for the reader's lock forever.  Shutting
     # the sockets down first ends the pending reads.
-    from lineage_operators.spark.session import shut_down_sockets
 
     shut_down_sockets(list(getattr(gateway._gateway_client, "deque", ())))
     gateway.close(keep_callback_server=True)
@@ -101,8 +101,6 @@ def close_py4j_connections(timeout_s: float = 5.0) -> bool:
     gateway = _spark_gateway()
     if gateway is None:
         return False
-
-    from lineage_operators.spark.session import run_bounded
 
     with _py4j_warnings_only():
         gc.collect()  # Java object proxies that are already garbage release their JVM references first

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lineage_operators.testing.compare import coerce_events
 from lineage_operators.testing.packaged_schemas import (
     is_own_schema_url,
     packaged_resources,
@@ -287,8 +288,6 @@ def validate_events(events: Any, *, spec_dir: str | os.PathLike[str] | None = No
 
     One ``AssertionError`` lists every violation of every event, prefixed by its key.
     """
-    from lineage_operators.testing.compare import coerce_events
-
     keyed = coerce_events(events)
     problems: list[str] = []
     for key in keyed:

@@ -24,10 +24,17 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark.attribution.ownership import TAG_PREFIX, verdict
+from lineage_operators.spark.attribution.ownership import (
+    TAG_PREFIX,
+    Owner,
+    claim,
+    tag_new_connections,
+    verdict,
+)
 from lineage_operators.spark.jvm.spark_classes import SQL_EXECUTION_UI_DATA
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.job_statistics import ExecutionJobs, execution_fields, read_executions
+from lineage_operators.spark.session.fork_safety import protect_py4j_connections_from_forks
 
 log = get_logger(__name__)
 
@@ -82,14 +89,11 @@ def _in_window(
     return record is not None and record.execution_id > exec_watermark
 
 
-def claim_task_threads(sc: Any) -> Any:
+def claim_task_threads(sc: Any) -> Owner | None:
     """This capture's mark on the task's threads (:mod:`~lineage_operators.spark.attribution.ownership`), or
     None where Spark cannot keep it: without pinned-thread mode, Python threads share JVM threads (and their
     job tags)."""
     from py4j.clientserver import ClientServer
-
-    from lineage_operators.spark.attribution.ownership import Owner, claim, tag_new_connections
-    from lineage_operators.spark.session.fork_safety import protect_py4j_connections_from_forks
 
     if not isinstance(sc._gateway, ClientServer):
         return None

@@ -29,6 +29,11 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.capture_settings import capture_timeout
+from lineage_operators.column_lineage.settings import resolve_settings
+from lineage_operators.model import sorted_datasets
+from lineage_operators.spark.capture.chooser import LineageCapture, new_capture
+from lineage_operators.spark.facts import CaptureResult
 
 log = get_logger(__name__)
 
@@ -39,7 +44,7 @@ _WRAPPED_MARKER = "__lineage_operators_wrapped__"
 @dataclass
 class _Armed:
     task_label: str
-    captures: dict[int, Any] = field(default_factory=dict)  # id(session) -> SparkLineageCapture
+    captures: dict[int, LineageCapture] = field(default_factory=dict)  # by id(session)
     sessions: list[Any] = field(default_factory=list)  # keeps ids valid while armed
 
 
@@ -88,17 +93,13 @@ def observe_session(session: Any) -> None:
         log.warning("Task %s: Spark lineage capture did not start: %s", armed.task_label, describe(error))
 
 
-def _new_capture(session: Any) -> Any:
+def _new_capture(session: Any) -> LineageCapture:
     """The capture the operator would start: same column-lineage settings and time budget."""
-    from lineage_operators.capture_settings import capture_timeout
-    from lineage_operators.column_lineage.settings import resolve_settings
-    from lineage_operators.spark.capture.chooser import new_capture
-
     settings = resolve_settings()
     return new_capture(session, timeout=capture_timeout(), column_lineage=settings)
 
 
-def finish() -> Any:
+def finish() -> CaptureResult | None:
     """Stop every capture of the armed task and return their merged ``CaptureResult``
     (``None`` when nothing was armed or no session was used). Disarms."""
     global _armed
@@ -116,11 +117,8 @@ def finish() -> Any:
         return None
 
 
-def merge_results(results: Sequence[Any]) -> Any:
+def merge_results(results: Sequence[CaptureResult]) -> CaptureResult:
     """One result for a task that used several sessions: datasets merged, first session's facets."""
-    from lineage_operators.model import sorted_datasets
-    from lineage_operators.spark.facts import CaptureResult
-
     merged = CaptureResult()
     for result in results:
         merged.inputs = sorted_datasets([*merged.inputs, *result.inputs])

@@ -58,10 +58,24 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.capture_settings import DEFAULT_CAPTURE_TIMEOUT
+from lineage_operators.column_lineage.settings import ColumnLineageSettings
+from lineage_operators.redaction import redact_url
+from lineage_operators.spark.attribution import ownership
+from lineage_operators.spark.attribution.classic import attributed, claim_task_threads, read_records
 from lineage_operators.spark.capture import classic_setup as setup
-from lineage_operators.spark.facts import CaptureResult
+from lineage_operators.spark.facts import CaptureResult, ExecutionFacts
 from lineage_operators.spark.jvm.handles import release
+from lineage_operators.spark.jvm.tools import JvmTools, tools_for
+from lineage_operators.spark.listen import listener as lst
+from lineage_operators.spark.listen.execution_ids import start_recording
+from lineage_operators.spark.listen.execution_queue import ExecutionQueue, QueuedReply
+from lineage_operators.spark.listen.job_statistics import ExecutionJobs, add_job_statistics
+from lineage_operators.spark.plan import batch as plan_batch
+from lineage_operators.spark.plan.columns.compact import PlanJsonReader
+from lineage_operators.spark.plan.reader import PlanReader
+from lineage_operators.spark.rdd.jobs import RddJobWatcher
 from lineage_operators.spark.resolve import build_result
+from lineage_operators.spark.session import callback_server
 from lineage_operators.spark.session_facts import SessionFacts
 
 log = get_logger(__name__)
@@ -76,23 +90,27 @@ class SparkLineageCapture:
     """Watches the Spark executions of one task; see the module docstring. Never raises."""
 
     def __init__(
-        self, spark: Any, *, drain_timeout: float = DEFAULT_DRAIN_TIMEOUT, column_lineage: Any = None
+        self,
+        spark: Any,
+        *,
+        drain_timeout: float = DEFAULT_DRAIN_TIMEOUT,
+        column_lineage: ColumnLineageSettings | None = None,
     ) -> None:
-        """``column_lineage``: a ``ColumnLineageSettings`` (None: the defaults, column lineage on)."""
+        """``spark``: a classic ``SparkSession``; ``column_lineage``: None for the defaults (on)."""
         self._spark = spark
         self._columns_settings = column_lineage
-        self._columns: Any = None  # plan_json.PlanJsonReader
+        self._columns: PlanJsonReader | None = None
         self._drain_timeout = drain_timeout
         self._lock = threading.Lock()
-        self._facts: list[Any] = []  # ExecutionFacts, in callback order
+        self._facts: list[ExecutionFacts] = []  # in callback order
         self._failures = 0
         self._state = "new"  # new -> started -> stopped
-        self._listener: Any = None
-        self._handover: Any = None  # execution_queue.ExecutionQueue or listener.HandOver: the reader
-        self._jlistener: Any = None
-        self._gateway: Any = None
-        self._reader: Any = None
-        self._tools: Any = None
+        self._listener: lst.QueryListener | None = None
+        self._handover: ExecutionQueue | lst.HandOver | None = None  # what feeds the reader
+        self._jlistener: ExecutionQueue | lst.QueryRegistration | None = None
+        self._gateway: Any = None  # py4j's JavaGateway
+        self._reader: PlanReader | None = None
+        self._tools: JvmTools | None = None
         self._qe_watermark: int | None = None
         self._exec_watermark: int | None = None
         self._session = SessionFacts()  # read at start(): naming and run facets
@@ -100,8 +118,8 @@ class SparkLineageCapture:
         self._incomplete = False
         #: the reader was still reading when stop() gave up on it (capture_timeout)
         self.hung = False
-        self._rdd_jobs: Any = None  # RddJobWatcher
-        self._owner: Any = None  # ownership.Owner: this capture's job tag on the task's threads
+        self._rdd_jobs: RddJobWatcher | None = None
+        self._owner: ownership.Owner | None = None  # this capture's job tag on the task's threads
         self._app_id = ""
 
     @property
@@ -123,16 +141,6 @@ class SparkLineageCapture:
             self._teardown()
 
     def _start(self) -> None:
-        from lineage_operators.redaction import redact_url
-        from lineage_operators.spark.attribution.classic import claim_task_threads
-        from lineage_operators.spark.jvm.tools import tools_for
-        from lineage_operators.spark.listen import listener as lst
-        from lineage_operators.spark.listen.execution_ids import start_recording
-        from lineage_operators.spark.listen.execution_queue import ExecutionQueue
-        from lineage_operators.spark.plan.batch import batch_reader
-        from lineage_operators.spark.plan.reader import PlanReader
-        from lineage_operators.spark.session import callback_server
-
         spark = self._spark
         jss = getattr(spark, "_jsparkSession", None)
         if jss is None:
@@ -152,7 +160,7 @@ class SparkLineageCapture:
         self._qe_watermark = setup.next_query_execution_id(self._tools, jss)
         # started before the task's threads are claimed: the reader is no thread of the task
         on_start = lambda: setup.activate_session(self._tools, jss)  # noqa: E731
-        batch = batch_reader(self._tools)
+        batch = plan_batch.batch_reader(self._tools)
         if batch is not None:  # executions queued JVM-side: no py4j callback (.execution_queue)
             self._handover = self._jlistener = ExecutionQueue.start(
                 self._tools,
@@ -211,10 +219,11 @@ class SparkLineageCapture:
     def _drain(self) -> bool:
         """Every callback delivered (listener bus) and every execution read (reader thread), both
         within ``capture_timeout``; False when the budget ran out."""
-        from lineage_operators.spark.listen.listener import drain
-
+        tools = self._tools
+        if tools is None:  # start() failed before it reached the JVM: nothing was queued
+            return False
         deadline = time.monotonic() + self._drain_timeout
-        ok = drain(self._spark.sparkContext._jsc, self._drain_timeout, self._tools.fast_if_ready())
+        ok = lst.drain(self._spark.sparkContext._jsc, self._drain_timeout, tools.fast_if_ready())
         return self._wait_for_reader(deadline) if ok else self._gave_up()
 
     def _wait_for_reader(self, deadline: float | None = None) -> bool:
@@ -234,14 +243,10 @@ class SparkLineageCapture:
         return False
 
     def _teardown(self) -> None:
-        from lineage_operators.spark.session import callback_server
-
         if self._listener is not None:
             self._listener.enabled = False
         if self._owner is not None:
-            from lineage_operators.spark.attribution.ownership import release
-
-            release(self._owner)
+            ownership.release(self._owner)
         if self._rdd_jobs is not None:
             try:
                 self._rdd_jobs.stop()
@@ -274,12 +279,17 @@ class SparkLineageCapture:
 
     # -- reading (reader thread) ----------------------------------------------------------------
 
-    def _on_execution(self, func_name: str, qe: Any, succeeded: bool, reply: Any = None) -> None:
+    def _on_execution(
+        self, func_name: str, qe: Any, succeeded: bool, reply: QueuedReply | None = None
+    ) -> None:
         """Reads one execution handed over by the listener or the JVM queue (reader thread);
         ``reply``: the queue's ``QueuedReply``, read JVM-side already."""
         started = time.perf_counter()
+        reader = self._reader
         try:
-            facts = self._reader.read(func_name, qe, succeeded, reply)
+            if reader is None:  # never: the handover that calls this starts after the reader
+                raise RuntimeError("no plan reader")
+            facts = reader.read(func_name, qe, succeeded, reply)
         except Exception as exc:
             if self._abandoned():
                 return
@@ -319,11 +329,11 @@ class SparkLineageCapture:
 
     # -- result ---------------------------------------------------------------------------------
 
-    def _attributed(self, facts: list[Any]) -> tuple[list[Any], list[Any] | None]:
+    def _attributed(
+        self, facts: list[ExecutionFacts]
+    ) -> tuple[list[ExecutionFacts], list[ExecutionJobs] | None]:
         """The task's executions (:mod:`lineage_operators.spark.attribution.classic`), and the status
-        store's records it read (``ExecutionJobs``; None when it needed none)."""
-        from lineage_operators.spark.attribution.classic import attributed, read_records
-
+        store's records it read (None when it needed none)."""
         own_tag = self._owner.tag if self._owner is not None else None
         watermark = self._qe_watermark
         if not facts or watermark is None:
@@ -333,6 +343,8 @@ class SparkLineageCapture:
         records = None
         if own_tag is not None or not new_only:
             try:
+                if self._tools is None:
+                    raise RuntimeError("capture did not start")
                 jss, jsc = self._spark._jsparkSession, self._spark.sparkContext._jsc
                 records = read_records(self._tools, jss, jsc, since, self._app_id)
             except Exception as exc:  # no status store (the task stopped its session...)
@@ -357,12 +369,10 @@ class SparkLineageCapture:
             complete=complete and not failures and not self._incomplete,
         )
 
-    def _add_job_statistics(self, facts: list[Any], records: list[Any] | None) -> None:
+    def _add_job_statistics(self, facts: list[ExecutionFacts], records: list[ExecutionJobs] | None) -> None:
         """Rows written by JDBC writes, from their jobs' task metrics
         (:mod:`~lineage_operators.spark.listen.job_statistics`);
         ``records``: the status store's executions, when attribution read them already."""
-        from lineage_operators.spark.listen.job_statistics import add_job_statistics
-
         if self._tools is None or _context_stopped(self._spark):
             return  # the task stopped its session: Spark's status stores are gone
         since = self._exec_watermark if self._exec_watermark is not None else -1

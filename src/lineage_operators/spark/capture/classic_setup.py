@@ -14,6 +14,11 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.column_lineage.settings import ColumnLineageSettings
+from lineage_operators.spark.jvm.tools import JvmTools
+from lineage_operators.spark.listen.job_statistics import last_execution_id
+from lineage_operators.spark.plan.columns.compact import PlanJsonReader
+from lineage_operators.spark.rdd.jobs import RddJobWatcher
 from lineage_operators.spark.session_facts import SESSION_KEYS, SessionFacts, SparkApplication, session_facts
 
 log = get_logger(__name__)
@@ -67,8 +72,6 @@ def _context_conf(sc: Any) -> Any:
 
 def last_sql_execution_id(jss: Any) -> int:
     """The newest SQL execution id in Spark's SQL status store (the status store's watermark)."""
-    from lineage_operators.spark.listen.job_statistics import last_execution_id
-
     return last_execution_id(jss.sharedState().statusStore())
 
 
@@ -87,11 +90,8 @@ def next_query_execution_id(tools: Any, jss: Any) -> int:
 # -- what runs beside the capture -----------------------------------------------------------------
 
 
-def column_reader(tools: Any, settings: Any) -> Any:
+def column_reader(tools: JvmTools, settings: ColumnLineageSettings | None) -> PlanJsonReader | None:
     """The plan JSON reader of column lineage (``settings``: None for the defaults), or None if off."""
-    from lineage_operators.column_lineage.settings import ColumnLineageSettings
-    from lineage_operators.spark.plan.columns.compact import PlanJsonReader
-
     settings = settings or ColumnLineageSettings()
     if not settings.enabled:
         return None
@@ -100,10 +100,8 @@ def column_reader(tools: Any, settings: Any) -> Any:
     )
 
 
-def start_rdd_jobs(tools: Any, jsc: Any) -> Any:
+def start_rdd_jobs(tools: JvmTools, jsc: Any) -> RddJobWatcher | None:
     """The watcher of RDD-only jobs (:mod:`lineage_operators.spark.rdd.jobs`), or None if it cannot run."""
-    from lineage_operators.spark.rdd.jobs import RddJobWatcher
-
     watcher = RddJobWatcher(tools, jsc)
     try:
         watcher.start()

@@ -41,14 +41,22 @@ classic one in capture/classic.py; its readers live beside it (resolver, server,
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.capture_settings import DEFAULT_CAPTURE_TIMEOUT
-from lineage_operators.spark.connect.interceptor import PlanListener
-from lineage_operators.spark.facts import CaptureResult
+from lineage_operators.column_lineage.settings import ColumnLineageSettings
+from lineage_operators.spark.attribution import ownership
+from lineage_operators.spark.connect.interceptor import PlanInterceptor, PlanListener, attach, detach
+from lineage_operators.spark.connect.observed import observed_values
+from lineage_operators.spark.connect.plans import read_plan
+from lineage_operators.spark.connect.resolver import ConnectResolver
+from lineage_operators.spark.connect.server import ServerLookups
+from lineage_operators.spark.connect.sql import statement_kind
+from lineage_operators.spark.facts import CaptureResult, ExecutionFacts
 from lineage_operators.spark.resolve import build_result
 from lineage_operators.spark.session_facts import SessionFacts, SparkApplication, session_facts
 
@@ -57,7 +65,11 @@ log = get_logger(__name__)
 _WRITE_METRICS = ("numOutputRows", "numOutputBytes", "numFiles")
 
 
-def write_statistics(metrics: Any) -> tuple[int | None, int | None, int | None] | None:
+#: (rows, bytes, files) a write reported
+Statistics = tuple[int | None, int | None, int | None]
+
+
+def write_statistics(metrics: Any) -> Statistics | None:
     """Pure: (rows, bytes, files) of the write node in an ``ExecutePlanResponse.Metrics``, if any."""
     for metric in metrics.metrics:
         values = metric.execution_metrics
@@ -87,8 +99,6 @@ def _destructive(request: Any) -> bool:
         return False
     which = command.WhichOneof("command_type")
     if which == "sql_command":
-        from lineage_operators.spark.connect.sql import statement_kind
-
         return statement_kind(_sql_text(request) or "") in ("drop", "rename", "replace")
     if which == "write_operation":
         write = command.write_operation
@@ -114,9 +124,11 @@ class SparkConnectLineageCapture(PlanListener):
         spark: Any,
         *,
         timeout: float = DEFAULT_CAPTURE_TIMEOUT,
-        column_lineage: Any = None,
+        column_lineage: ColumnLineageSettings | None = None,
         background: bool = True,
     ) -> None:
+        """``spark``: a Spark Connect ``SparkSession``; ``column_lineage``: None for the defaults (on);
+        ``background``: resolve finished actions on a worker thread (False: at stop() only)."""
         self._spark = spark
         self._timeout = max(timeout, 0.0)
         self._column_lineage = column_lineage
@@ -128,20 +140,20 @@ class SparkConnectLineageCapture(PlanListener):
         self._requests: list[Any] = []  # ExecutePlanRequests not resolved yet, in send order
         self._operations: set[str] = set()
         self._completed: set[str] = set()
-        self._statistics: dict[str, tuple[int | None, int | None, int | None]] = {}
+        self._statistics: dict[str, Statistics] = {}
         self._observed: dict[str, dict[str, dict[str, Any]]] = {}
-        self._facts: list[Any] = []
+        self._facts: list[ExecutionFacts] = []
         self._state = "new"
-        self._interceptor: Any = None
-        self._resolver: Any = None
-        self._lookups: Any = None
+        self._interceptor: PlanInterceptor | None = None
+        self._resolver: ConnectResolver | None = None
+        self._lookups: ServerLookups | None = None
         self._failures = 0
         self._abandoned = False  # stop()/snapshot() gave up waiting: resolve nothing more
         self._hold_timed_out = False  # a held statement waited the whole timeout: hold no more
         self._warned_slow = False
         self._session: SessionFacts | None = None  # read once, early (naming and run facets)
         self._result: CaptureResult | None = None
-        self._owner: Any = None  # ownership.Owner: marks the task's threads
+        self._owner: ownership.Owner | None = None  # marks the task's threads
 
     @property
     def active(self) -> bool:
@@ -158,13 +170,8 @@ class SparkConnectLineageCapture(PlanListener):
             return
         self._state = "started"
         try:
-            from lineage_operators.spark.attribution.ownership import Owner, claim
-            from lineage_operators.spark.connect.interceptor import attach
-            from lineage_operators.spark.connect.resolver import ConnectResolver
-            from lineage_operators.spark.connect.server import ServerLookups
-
-            self._owner = Owner()
-            claim(self._owner)
+            self._owner = ownership.Owner()
+            ownership.claim(self._owner)
             self._interceptor = attach(self._spark, self)
             self._lookups = ServerLookups(self._spark, self._interceptor.paused)
             self._resolver = ConnectResolver(
@@ -192,13 +199,9 @@ class SparkConnectLineageCapture(PlanListener):
         was_started = self._state == "started"
         self._state = "stopped"
         if self._owner is not None:
-            from lineage_operators.spark.attribution.ownership import release
-
-            release(self._owner)
+            ownership.release(self._owner)
         if self._interceptor is not None:
             try:
-                from lineage_operators.spark.connect.interceptor import detach
-
                 detach(self._spark, self)
             except Exception as exc:
                 log.warning("lineage capture: could not detach from the session: %s", describe(exc))
@@ -235,26 +238,24 @@ class SparkConnectLineageCapture(PlanListener):
             return
         # Hold the statement (not sent yet) while what ran before it is resolved, its tables still
         # there; a DROP also reads the catalog entry of a table this capture has not seen.
-        operation_id, text = request.operation_id, _sql_text(request)
+        operation_id, text, resolver = request.operation_id, _sql_text(request), self._resolver
 
         def before_statement() -> None:
             self._resolve_pending(upto=operation_id)
             if text is not None and not self._abandoned:
-                self._resolver.before_drop(operation_id, text)
+                resolver.before_drop(operation_id, text)
 
         if not self._bounded(before_statement):
             self._hold_timed_out = True
 
     def _sent_for_another_capture(self) -> bool:
-        from lineage_operators.spark.attribution.ownership import marks_of_current_thread, verdict
-
         owner = self._owner
-        return owner is not None and verdict(marks_of_current_thread(), owner.tag) == "other"
+        if owner is None:
+            return False
+        return ownership.verdict(ownership.marks_of_current_thread(), owner.tag) == "other"
 
     def on_response(self, operation_id: str, response: Any) -> None:
         if len(response.observed_metrics):
-            from lineage_operators.spark.connect.observed import observed_values
-
             self._observed.setdefault(operation_id, {}).update(observed_values(response))
         if response.HasField("result_complete"):
             self._completed.add(operation_id)
@@ -345,11 +346,8 @@ class SparkConnectLineageCapture(PlanListener):
             self._resolve_locked(finished_only, upto)
 
     def _resolve_locked(self, finished_only: bool, upto: str | None) -> None:
-        import time
-
-        from lineage_operators.spark.connect.plans import read_plan
-
-        if self._abandoned:
+        resolver = self._resolver
+        if self._abandoned or resolver is None:
             return
         pending = self._take(finished_only, upto)
         if not pending:
@@ -362,7 +360,7 @@ class SparkConnectLineageCapture(PlanListener):
                 self._failures += 1
                 log.warning("lineage capture: cannot read a Spark Connect plan: %s", describe(exc))
         try:
-            self._resolver.prefetch(plans)
+            resolver.prefetch(plans)
         except Exception as exc:
             log.debug("lineage capture: prefetch failed: %s", describe(exc))
         for plan in plans:
@@ -371,7 +369,7 @@ class SparkConnectLineageCapture(PlanListener):
             started = time.perf_counter()
             op = plan.operation_id
             try:
-                facts = self._resolver.facts(plan, succeeded=op in self._completed)
+                facts = resolver.facts(plan, succeeded=op in self._completed)
             except Exception as exc:
                 self._failures += 1
                 log.warning("lineage capture: lineage of one Spark Connect action lost: %s", describe(exc))
@@ -385,7 +383,7 @@ class SparkConnectLineageCapture(PlanListener):
                     self._facts.append(facts)
 
     @staticmethod
-    def _add_statistics(facts: Any, stats: tuple[int | None, int | None, int | None] | None) -> None:
+    def _add_statistics(facts: ExecutionFacts, stats: Statistics | None) -> None:
         if stats is None or len(facts.outputs) != 1:
             return
         output = facts.outputs[0]

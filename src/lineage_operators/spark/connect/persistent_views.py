@@ -18,6 +18,8 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable
+from lineage_operators.spark.connect.columns.sql_protos import new_rel
+from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
 from lineage_operators.spark.connect.server import TableInfo
 from lineage_operators.spark.connect.sql import SqlTable, parse_statement
 from lineage_operators.spark.facts import SESSION_CATALOG
@@ -51,9 +53,6 @@ class ViewQueries(Mapping[str, Any]):
 def view_relation(info: TableInfo) -> Any:
     """The relation of a persistent view's text; raises ``Untranslatable`` (the read then gets no
     column lineage) when the parser does not map it or DESCRIBE gave no column names."""
-    from lineage_operators.spark.connect.columns.sql_protos import new_rel
-    from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
-
     try:
         relation = parse_query(info.view_text or "").relation
     except Unsupported as exc:

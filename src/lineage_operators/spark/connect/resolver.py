@@ -32,10 +32,19 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
-from lineage_operators.spark.connect.columns.frame_columns import rels_of_reads
-from lineage_operators.spark.connect.columns.sql_columns import sql_column_lineage
+from lineage_operators.column_lineage.lineage import PlanColumnLineage
+from lineage_operators.redaction import redact_url
+from lineage_operators.spark.connect.analyzed import analyzed_column_lineage
+from lineage_operators.spark.connect.columns.frame_columns import (
+    frame_column_lineage,
+    read_key,
+    rels_of_reads,
+)
+from lineage_operators.spark.connect.columns.sql_columns import column_names, sql_column_lineage
+from lineage_operators.spark.connect.columns.sql_merge import merge_translation, parse_merge
+from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
 from lineage_operators.spark.connect.paths import source_roots
-from lineage_operators.spark.connect.persistent_views import view_inputs
+from lineage_operators.spark.connect.persistent_views import ViewQueries, view_inputs
 from lineage_operators.spark.connect.plans import (
     ConnectPlan,
     SourceRead,
@@ -239,8 +248,6 @@ class ConnectResolver:
     ) -> tuple[list[RelationFacts], dict[SqlTable, list[RelationFacts]], dict[Any, list[RelationFacts]]]:
         """The inputs; for each SQL table whose columns are its relations' (column lineage) the
         relations it resolved to; the same for each DataFrame read (by :func:`read_key`)."""
-        from lineage_operators.spark.connect.columns.frame_columns import read_key
-
         items: list[SourceRead | TableRead | SqlTable] = [*reads, *self._sql_tables(texts)]
         if statement is not None:
             items.extend(statement.inputs)
@@ -348,10 +355,8 @@ class ConnectResolver:
     # -- column lineage of DataFrame writes --------------------------------------------------
 
     @property
-    def _views(self) -> Any:
+    def _views(self) -> ViewQueries:
         """The views a translation reads through: the task's temp views, then persistent ones."""
-        from lineage_operators.spark.connect.persistent_views import ViewQueries
-
         return ViewQueries(self.view_queries, self.lookups.table)
 
     def _leaf_schema(self, item: Any) -> str | None:
@@ -365,11 +370,9 @@ class ConnectResolver:
 
     def _frame_columns(
         self, plan: ConnectPlan, output: RelationFacts, rels_of: Any, optimized: bool = True
-    ) -> Any:
+    ) -> PlanColumnLineage | None:
         """The written DataFrame's column lineage (classic rules over the translated plan), or None;
         ``optimized``: False for a V1 CTAS (:func:`_runs_v1_ctas`)."""
-        from lineage_operators.spark.connect.columns.sql_columns import column_names
-
         write = plan.write
         if write is None or plan.query is None:
             return None
@@ -386,13 +389,9 @@ class ConnectResolver:
         sources: dict[SqlTable, list[RelationFacts]],
         by_read: dict[Any, list[RelationFacts]],
         optimized: bool,
-    ) -> Any:
+    ) -> PlanColumnLineage | None:
         """Column lineage of a SQL statement from the server's analyzed plan
         (:mod:`~lineage_operators.spark.connect.analyzed`), or None (the translation is tried)."""
-        from lineage_operators.spark.connect.analyzed import analyzed_column_lineage
-        from lineage_operators.spark.connect.columns.frame_columns import read_key
-        from lineage_operators.spark.connect.columns.sql_columns import column_names
-
         if statement_kind(text) == "merge" or self.describe:
             return None  # descriptions need the expressions' SQL texts, which the plan text has not
         paths = [rels for table, rels in sources.items() if table.path]
@@ -414,13 +413,12 @@ class ConnectResolver:
             statement=text,
         )
 
-    def _select_columns(self, text: str, output: RelationFacts, rels_of: Any, optimized: bool = True) -> Any:
+    def _select_columns(
+        self, text: str, output: RelationFacts, rels_of: Any, optimized: bool = True
+    ) -> PlanColumnLineage | None:
         """Column lineage of a SQL statement's query by the classic rules (parsed into Relations,
         :mod:`~lineage_operators.spark.connect.columns.sql_relation`), or None (logged at debug,
         with why: the statement keeps openlineage-sql's lineage)."""
-        from lineage_operators.spark.connect.columns.sql_columns import column_names
-        from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
-
         names = column_names(output.schema_text)
         if statement_kind(text) == "merge":
             return self._merge_columns(text, names, rels_of)
@@ -436,20 +434,17 @@ class ConnectResolver:
             relation = _insert_columns(relation, query.columns, names)
         return self._translated(relation, rels_of, names, optimized=optimized)
 
-    def _translated(self, relation: Any, rels_of: Any, names: list[str] | None, **how: Any) -> Any:
+    def _translated(
+        self, relation: Any, rels_of: Any, names: list[str] | None, **how: Any
+    ) -> PlanColumnLineage | None:
         """Column lineage of a translated relation (:mod:`~.columns.frame_columns`), by the classic rules."""
-        from lineage_operators.spark.connect.columns.frame_columns import frame_column_lineage
-
         return frame_column_lineage(
             relation, self._leaf_schema, self._views, rels_of, names, self._ids, self.describe, **how
         )
 
-    def _merge_columns(self, text: str, names: list[str] | None, rels_of: Any) -> Any:
+    def _merge_columns(self, text: str, names: list[str] | None, rels_of: Any) -> PlanColumnLineage | None:
         """A ``MERGE INTO``'s column lineage as a classic session's Delta MERGE gets it
         (:mod:`~lineage_operators.spark.connect.columns.sql_merge`), or None (logged at debug)."""
-        from lineage_operators.spark.connect.columns.sql_merge import merge_translation, parse_merge
-        from lineage_operators.spark.connect.columns.sql_relation import Unsupported
-
         try:
             merge = parse_merge(text)
         except Unsupported as exc:
@@ -621,8 +616,6 @@ def _table_ref(info: TableInfo) -> TableRef:
 
 
 def _jdbc(options: dict[str, str], schema: str | None) -> RelationFacts:
-    from lineage_operators.redaction import redact_url
-
     url = options.get("url")
     dbtable = options.get("dbtable")
     table_read = bool(dbtable) and not (dbtable or "").lstrip().startswith("(")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from lineage_operators._logging import quiet_here
+from lineage_operators.spark.connect.analyzed import WIDE_FIELDS, explains_without_running
 
 T = TypeVar("T")
 
@@ -163,8 +164,6 @@ class ServerLookups:
         ``EXPLAIN EXTENDED <statement>``, a command that explains without running (Spark's
         ``ExplainCommand`` plans the statement in its skip-commands mode), its one row the same text."""
         from pyspark.sql.connect.proto import relations_pb2
-
-        from lineage_operators.spark.connect.analyzed import WIDE_FIELDS, explains_without_running
 
         client = self._spark.client
         if explains_without_running(self.version()):

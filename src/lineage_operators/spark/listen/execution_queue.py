@@ -30,6 +30,7 @@ from lineage_operators._logging import get_logger, py4j_quiet_here
 from lineage_operators.spark.jvm.handles import release
 from lineage_operators.spark.jvm.spark_line import SparkLine
 from lineage_operators.spark.jvm.text import PART
+from lineage_operators.spark.listen.listener import add_to_bus, run_reader
 
 log = get_logger(__name__)
 
@@ -138,8 +139,6 @@ class ExecutionQueue:
     @classmethod
     def start(cls, tools: Any, batch: Any, jss: Any, **kwargs: Any) -> ExecutionQueue:
         """Queue ``jss``'s ended executions from now on (a listener on Spark's bus) and read them."""
-        from lineage_operators.spark.listen.listener import add_to_bus
-
         pending = batch.pending(jss, settle_ms(tools.line))
         sc = jss.sparkContext()
         add_to_bus(sc, pending)
@@ -198,8 +197,6 @@ class ExecutionQueue:
     # -- the reader thread -----------------------------------------------------------------------
 
     def _run(self) -> None:
-        from lineage_operators.spark.listen.listener import run_reader
-
         run_reader(self._on_start, self._read_all, self._finish)
 
     def _read_all(self) -> None:

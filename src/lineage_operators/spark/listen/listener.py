@@ -24,6 +24,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.jvm.text import SEP
 
@@ -72,7 +73,6 @@ class QueryListener:
         except BaseException as exc:  # nothing may reach Spark's listener bus
             if not self._warned:
                 self._warned = True
-                from lineage_operators._errors import describe
 
                 log.warning(
                     "lineage capture: a Spark query callback failed, lineage may be incomplete: %s",
@@ -182,7 +182,6 @@ class HandOver:
             except BaseException as exc:  # the reader thread must go on
                 if not self._warned and not self.abandoned:
                     self._warned = True
-                    from lineage_operators._errors import describe
 
                     log.warning("lineage capture: reading a Spark execution failed: %s", describe(exc))
             finally:
@@ -204,8 +203,6 @@ def run_reader(
             try:
                 on_start()
             except Exception as exc:
-                from lineage_operators._errors import describe
-
                 log.info("lineage capture: the reader thread could not be prepared: %s", describe(exc))
         read_all()
     finally:
@@ -291,8 +288,6 @@ def drain(jsc: Any, timeout_s: float, handles: Any = None) -> bool:
         try:
             return bool(handles.drainQueues(bus, SEP.join(CAPTURE_QUEUES), millis))
         except Exception as exc:  # a Spark without the queues' field: wait for the whole bus
-            from lineage_operators._errors import describe
-
             log.debug("lineage capture: waiting for the whole listener bus: %s", describe(exc))
     try:
         bus.waitUntilEmpty(millis)

@@ -25,7 +25,7 @@ from typing import Any
 
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import RelationFacts
-from lineage_operators.spark.jvm.spark_classes import CI_MAP
+from lineage_operators.spark.jvm.spark_classes import CI_MAP, LR
 from lineage_operators.spark.jvm.text import NONE, SEP3
 from lineage_operators.spark.plan.records import field_at, sub_fields
 
@@ -64,7 +64,7 @@ def leaf_field(t: Any) -> Any:
             return t.opt(t.chain(options, (CI_MAP, "get", ("java.lang.String", key))))
 
         batch = t.record([t.constant(_BATCH), *(option(key) for key in _BATCH_OPTIONS)], SEP3)
-        relation = ("org.apache.spark.sql.execution.datasources.LogicalRelation", "relation")
+        relation = (LR, "relation")
         streams = _stream_records(t)
     except Exception as exc:  # a connector whose classes differ: every other leaf is read as before
         log.debug("lineage capture: Kafka relations are not read: %s", exc)
@@ -73,7 +73,7 @@ def leaf_field(t: Any) -> Any:
     for cls, stream in streams:
         otherwise = t.when(cls, stream, otherwise)
     return t.when(
-        "org.apache.spark.sql.execution.datasources.LogicalRelation",
+        LR,
         t.chain(relation, t.when(KAFKA_RELATION, batch)),
         otherwise,
     )

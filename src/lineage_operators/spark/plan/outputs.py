@@ -97,7 +97,7 @@ class CatalogOutputs:
 
     def _table_identifier(self, table: TableRef) -> Any:
         db = self._t.java_class("scala.Option").apply(table.database)
-        return self._t.java_class("org.apache.spark.sql.catalyst.TableIdentifier").apply(table.table, db)
+        return self._t.java_class(c.TABLE_ID).apply(table.table, db)
 
     def _lookup(self, table: TableRef) -> LookedUp:
         meta = self._session_catalog().getTableMetadata(self._table_identifier(table))
@@ -174,7 +174,7 @@ class CatalogOutputs:
         try:
             plugin = self._jss.sessionState().catalogManager().catalog(catalog)
             ns = self._t.array("java.lang.String", namespace.split(".") if namespace else [])
-            ident = self._t.java_class("org.apache.spark.sql.connector.catalog.Identifier").of(ns, name)
+            ident = self._t.java_class(c.IDENTIFIER).of(ns, name)
             props = plugin.loadTable(ident).properties()
             location, provider, fmt = (props.get(k) for k in ("location", "provider", "format"))
         except Exception as exc:

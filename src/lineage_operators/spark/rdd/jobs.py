@@ -32,11 +32,14 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.spark.facts import RDD_JOB, ExecutionFacts, RelationFacts
 from lineage_operators.spark.jvm.handles import release
 from lineage_operators.spark.jvm.text import NONE
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.listen.job_statistics import job_totals
 from lineage_operators.spark.listen.listener import add_to_bus
+from lineage_operators.spark.rdd import reader as rdd_reader
+from lineage_operators.spark.rdd.reader import JobFiles, job_tags
 from lineage_operators.spark.rdd.sources import MAX_DEPTH, locations_of, source_items
 
 log = get_logger(__name__)
@@ -209,8 +212,6 @@ class RddJobWatcher:
         """Take and read every queued job in one JVM call (``RddJobReader.drain``): the reader thread
         asks after each execution, so an empty queue must cost one round trip and no handle; None
         without the compiled reader."""
-        from lineage_operators.spark.rdd import reader as rdd_reader
-
         reader = rdd_reader.reader(self._t)
         if reader is None:
             return None
@@ -256,8 +257,6 @@ class RddJobWatcher:
         return found
 
     def _read_job(self, item: Any) -> Any:
-        from lineage_operators.spark.rdd.reader import JobFiles
-
         event, active = item.get(0), item.get(1)
         job_id = int(event.jobId())
         if active.isEmpty():
@@ -269,8 +268,6 @@ class RddJobWatcher:
 
     def _facts(self, files: Any) -> Any:
         """``ExecutionFacts`` of a job that touched files (``files``: ``rdd_reader.JobFiles``)."""
-        from lineage_operators.spark.facts import RDD_JOB, ExecutionFacts, RelationFacts
-
         if files.ended:
             log.info("lineage capture: RDD job %d ended before it could be read", files.job_id)
             return None
@@ -295,8 +292,6 @@ class RddJobWatcher:
 
 def _job_tags(event: Any) -> frozenset[str]:
     """The job's tags (``SparkContext.addJobTag``, joined with commas in its properties)."""
-    from lineage_operators.spark.rdd.reader import job_tags
-
     try:
         value = event.properties().getProperty(_JOB_TAGS)
     except Exception:

@@ -15,6 +15,7 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
+from lineage_operators.spark.jvm.spark_classes import HADOOP_PATH
 from lineage_operators.spark.jvm.text import NONE, SEP, split_list
 from lineage_operators.spark.jvm.tools import JvmTools
 
@@ -35,7 +36,6 @@ _FILE_PARTITION = "org.apache.spark.sql.execution.datasources.FilePartition"
 _PARTITIONED_FILE = "org.apache.spark.sql.execution.datasources.PartitionedFile"
 _LOGICAL_RDD = "org.apache.spark.sql.execution.LogicalRDD"
 _CONF = "org.apache.hadoop.conf.Configuration"
-_PATH = "org.apache.hadoop.fs.Path"
 _INPUT_DIR = "mapreduce.input.fileinputformat.inputdir"
 _OBJECT = "java.lang.Object"
 #: Levels of RDD dependencies walked at most (iterative jobs can be deeper; their sources are
@@ -53,7 +53,7 @@ def _build_source_fn(t: JvmTools) -> Any:
     """RDD -> its input locations (SEP2-joined) when it reads files, else NONE."""
     get_dir = (_CONF, "get", ("java.lang.String", _INPUT_DIR))
     file_dir = t.function(
-        t.chain((_PARTITIONED_FILE, "toPath"), (_PATH, "getParent"), ("java.lang.Object", "toString"))
+        t.chain((_PARTITIONED_FILE, "toPath"), (HADOOP_PATH, "getParent"), ("java.lang.Object", "toString"))
     )
     files = t.function(
         t.chain(

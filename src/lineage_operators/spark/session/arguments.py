@@ -31,6 +31,8 @@ def _master_re() -> re.Pattern[str]:
 
 
 def _shown(value: Any) -> str:
+    # here, not at the top: a DAG parse runs these checks, and redaction compiles its patterns when
+    # imported (~20 ms); only a bad value, about to be raised, is shown
     from lineage_operators.redaction import redact_text, redact_url
 
     text = value if isinstance(value, str) else repr(value)

@@ -27,6 +27,7 @@ import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from lineage_operators import redaction
 from lineage_operators._logging import get_logger
 
 log = get_logger(__name__)
@@ -56,10 +57,8 @@ _said_user_config = False
 
 def masked_pattern(pattern: str) -> str:
     """Pure: a PatternLayout pattern whose whole output (message and stack trace) is masked."""
-    from lineage_operators.redaction import LOG4J_MASKS
-
     masked = pattern if "%ex" in pattern or "%throwable" in pattern else f"{pattern}%ex"
-    for regex, replacement in LOG4J_MASKS:
+    for regex, replacement in redaction.LOG4J_MASKS:
         masked = f"%replace{{{masked}}}{{{regex}}}{{{replacement}}}"
     return masked
 
@@ -173,9 +172,7 @@ def _source_key() -> str:
     masks (the library's rules)."""
     import pyspark
 
-    from lineage_operators.redaction import LOG4J_MASKS
-
-    identity = repr((os.path.dirname(pyspark.__file__), pyspark.__version__, LOG4J_MASKS, _FORMAT))
+    identity = repr((os.path.dirname(pyspark.__file__), pyspark.__version__, redaction.LOG4J_MASKS, _FORMAT))
     return hashlib.sha256(identity.encode()).hexdigest()[:16]
 
 

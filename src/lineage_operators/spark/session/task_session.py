@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lineage_operators._logging import get_logger
+from lineage_operators.redaction import SPARK_REDACTION_CONF
+from lineage_operators.spark.session.arguments import check_connection
+from lineage_operators.spark.session.fork_safety import protect_py4j_connections_from_forks
+from lineage_operators.spark.session.log4j import with_masked_logging
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -45,8 +49,6 @@ def spec_from_master(master: str | None, conf: Mapping[str, Any] | None = None) 
 def spec_from_connection(conn_id: str, conf: Mapping[str, Any] | None = None) -> SessionSpec:
     """Read an Airflow ``spark`` or ``spark_connect`` connection as Airflow's Spark provider does."""
     from airflow.sdk import BaseHook
-
-    from lineage_operators.spark.session.arguments import check_connection
 
     connection = BaseHook.get_connection(conn_id)
     host = connection.host or ""
@@ -129,8 +131,6 @@ def open_session(spec: SessionSpec) -> tuple[SparkSession, bool]:
     so the caller stops only what it created."""
     from pyspark.sql import SparkSession
 
-    from lineage_operators.spark.session.fork_safety import protect_py4j_connections_from_forks
-
     if not spec.is_connect:
         protect_py4j_connections_from_forks()
         active = SparkSession.getActiveSession()
@@ -165,8 +165,6 @@ def classic_conf(spec: SessionSpec) -> dict[str, str]:
     import sys
 
     from pyspark import SparkContext
-
-    from lineage_operators.spark.session.log4j import with_masked_logging
 
     conf = with_spark_redaction(spec.conf)
     conf = with_python_workers(conf, spec.master, os.environ, sys.executable)
@@ -204,8 +202,6 @@ def _python_workers_env(python: str | None) -> Iterator[None]:
 
 def with_spark_redaction(conf: Mapping[str, str]) -> dict[str, str]:
     """Spark's redaction settings covering this library's rules, unless the user set them."""
-    from lineage_operators.redaction import SPARK_REDACTION_CONF
-
     return {**SPARK_REDACTION_CONF, **conf}
 
 

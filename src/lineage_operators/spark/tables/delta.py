@@ -27,7 +27,8 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import DELTA_PROVIDER as PROVIDER
-from lineage_operators.spark.jvm.spark_classes import DSV2_REL, HFR, LR, RESOLVED_TABLE
+from lineage_operators.spark.facts import RelationFacts, TableRef
+from lineage_operators.spark.jvm.spark_classes import DSV2_REL, HADOOP_PATH, HFR, LR, RESOLVED_TABLE
 from lineage_operators.spark.jvm.text import NONE
 from lineage_operators.spark.tables.delta_metrics import commit_info, commit_statistics
 
@@ -102,8 +103,6 @@ def cdf_location_field(t: Any, otherwise: Any) -> Any:
 
 def change_feed_read(location: str | None, schema: str | None) -> list[Any]:
     """The table a Change Data Feed read reads (its version: :func:`with_read_version`)."""
-    from lineage_operators.spark.facts import RelationFacts
-
     if not location or location == NONE:
         return []
     return [RelationFacts(location=location, schema_text=schema, provider=PROVIDER)]
@@ -165,7 +164,7 @@ def _commit_head(t: Any, delta_log: Any, version: int) -> str | None:
     """The first line of the commit file of ``version`` (its ``commitInfo``), read through the
     table's own log store (any file system Delta reads); None when it cannot be read."""
     try:
-        path = t.java_class("org.apache.hadoop.fs.Path")(delta_log.logPath(), f"{version:020d}.json")
+        path = t.java_class(HADOOP_PATH)(delta_log.logPath(), f"{version:020d}.json")
         lines = delta_log.store().read(path, delta_log.newDeltaHadoopConf())
         return None if lines.isEmpty() else str(lines.head())
     except Exception as exc:
@@ -177,8 +176,6 @@ def maintained_table(command: Any, cls: str) -> list[Any]:
     """The table an ``OPTIMIZE`` / ``RESTORE`` (the analyzed command object) rewrites, as an output
     (its version, statistics and schema come from :func:`complete_written`); [] when it cannot be
     found. A few py4j calls on the command object, no Spark job."""
-    from lineage_operators.spark.facts import RelationFacts, TableRef
-
     try:
         node = command.sourceTable() if cls.endswith("RestoreTableCommand") else command.child()
         name = str(node.getClass().getName())

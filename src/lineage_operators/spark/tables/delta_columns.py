@@ -34,6 +34,8 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger, log_once
+from lineage_operators.column_lineage import lineage_of_plan
+from lineage_operators.column_lineage.lineage import PlanColumnLineage
 from lineage_operators.spark.jvm.spark_classes import LOGICAL
 
 log = get_logger(__name__)
@@ -201,14 +203,13 @@ def rewrite_plan(command_json: str | list[Any]) -> Items | None:
     return None
 
 
-def row_level_lineage(plan: Any) -> Any:
+def row_level_lineage(plan: Any) -> PlanColumnLineage | None:
     """:class:`~lineage_operators.column_lineage.PlanColumnLineage` of a Delta row-level command (the
     analyzed plan object), or None; never raises (a failure is logged once)."""
     try:
         rewritten = rewrite_plan(str(plan.toJSON()))
         if rewritten is None:
             return None
-        from lineage_operators.column_lineage import lineage_of_plan
 
         return lineage_of_plan(rewritten)
     except Exception as exc:

@@ -27,7 +27,7 @@ from typing import Any
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger
 from lineage_operators.spark.facts import CommitReport
-from lineage_operators.spark.jvm.spark_classes import DSV2_REL, LOGICAL, STRUCT, TABLE
+from lineage_operators.spark.jvm.spark_classes import DSV2_REL, IDENTIFIER, LOGICAL, STRUCT, TABLE
 from lineage_operators.spark.jvm.text import CTSEP, NONE, SEP, SEP2, split_records
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.session_facts import METASTORE_URIS_CONFS
@@ -263,7 +263,7 @@ def load_table(
         if str(plugin.getClass().getName()) not in ICEBERG_CATALOGS:
             return None
         ns = t.array("java.lang.String", namespace.split(".") if namespace else [])
-        ident = t.java_class("org.apache.spark.sql.connector.catalog.Identifier").of(ns, name)
+        ident = t.java_class(IDENTIFIER).of(ns, name)
         loaded = plugin.loadTable(ident)
         facts = parse_table_record(t.read(t.cached("iceberg.table", _table_fields).apply(loaded)))
         if facts is None:

@@ -53,6 +53,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from lineage_operators import naming
 from lineage_operators.redaction import redact_url
 from lineage_operators.spark.facts import CatalogFacts
 
@@ -163,8 +164,6 @@ def _identifier(namespace: str | None, table: str) -> str:
 def symlink(c: IcebergCatalog, namespace: str | None, table: str) -> tuple[str, str] | None:
     """(namespace, name) of the table's ``TABLE`` symlink, as the catalog's handler names it;
     None where it names none or a setting it needs is missing (see the module docstring)."""
-    from lineage_operators import naming
-
     kind, ident = handler(c), _identifier(namespace, table)
     if kind in ("hadoop", "bigquery"):
         warehouse = c.get("warehouse")

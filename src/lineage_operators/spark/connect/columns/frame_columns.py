@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from lineage_operators._logging import get_logger, log_once
-from lineage_operators.column_lineage import PlanColumnLineage
+from lineage_operators.column_lineage import PlanColumnLineage, lineage_of_plan
+from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable
 from lineage_operators.spark.connect.columns.plan_translate import LeafSchema, translate
 from lineage_operators.spark.connect.plans import SourceRead, TableRead
 from lineage_operators.spark.connect.sql import SqlTable
@@ -52,9 +53,6 @@ def frame_column_lineage(  # noqa: PLR0917
     ``optimized``: False where the server runs a V1 CTAS: no filter of Spark's optimizer in the
     translation, none emulated by the engine (``lineage_of_plan``).
     """
-    from lineage_operators.column_lineage import lineage_of_plan
-    from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable
-
     try:
         translation = translator(query, leaf_schema, views, ids, describe, optimized=optimized)
     except Untranslatable as exc:

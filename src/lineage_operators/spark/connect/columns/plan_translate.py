@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from lineage_operators.spark.connect.columns.expr_sql import literals_kept
 from lineage_operators.spark.connect.columns.expr_text import filtered_collection, holds_collection_built
 from lineage_operators.spark.connect.columns.plan_exprs import (
     AGGREGATES,
@@ -48,7 +49,10 @@ from lineage_operators.spark.connect.columns.plan_exprs import (
     term_of,
     with_text,
 )
+from lineage_operators.spark.connect.columns.plan_pivot import pivot
 from lineage_operators.spark.connect.columns.sql_protos import NATURAL_JOIN
+from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
+from lineage_operators.spark.connect.columns.sql_subqueries import PLACEHOLDER
 from lineage_operators.spark.connect.plans import TableRead, collect_reads
 
 #: A leaf (a file/JDBC read, a table read, or any other leaf relation) -> its ``StructType.json``.
@@ -133,8 +137,6 @@ class _Translator:
     def _subquery(self, name: str, values: list[Json], scope: Scope) -> Json:
         """A subquery placeholder (:mod:`.sql_subqueries`) as the classic analyzer's expression
         holding the subquery's plan; its plan sees the enclosing query's columns as outer ones."""
-        from lineage_operators.spark.connect.columns.sql_subqueries import PLACEHOLDER
-
         found = PLACEHOLDER.fullmatch(name)
         reference = self.references.get(int(found.group(2))) if found else None
         if found is None or reference is None:
@@ -206,8 +208,6 @@ class _Translator:
     def _sql(self, rel: Any) -> tuple[Json, list[Attr]]:
         """``spark.sql("SELECT ...")`` inside a DataFrame plan: its query as Relations
         (:mod:`~lineage_operators.spark.connect.columns.sql_relation`); parameters cannot be."""
-        from lineage_operators.spark.connect.columns.sql_relation import Unsupported, parse_query
-
         if rel.args or rel.pos_args or rel.named_arguments or rel.pos_arguments:
             raise Untranslatable("a SQL relation with parameters")
         try:
@@ -381,8 +381,6 @@ class _Translator:
             raise Untranslatable(f"aggregate group type {rel.group_type}")
         child, attrs = self.relation(rel.input)
         if rel.group_type == 4:  # PIVOT: the analyzer's two aggregates (plan_pivot)
-            from lineage_operators.spark.connect.columns.plan_pivot import pivot
-
             return pivot(rel, child, attrs, scope=self.scope, items=self._items, ids=self.ids)
         # ROLLUP / CUBE / GROUPING SETS: the classic Expand under the aggregate feeds each key
         # from its column and the grouping id from nothing: the same lineage as grouping by the keys
@@ -537,8 +535,6 @@ def translated(
 ) -> tuple[Json, list[Attr], list[tuple[Any, tuple[int, ...]]]]:
     """``build(translator)``'s plan and output, and the read leaves; errors as :class:`Untranslatable`
     (also for :mod:`~lineage_operators.spark.connect.columns.sql_merge`, which builds on two relations)."""
-    from lineage_operators.spark.connect.columns.expr_sql import literals_kept
-
     counter = ids if ids is not None else itertools.count(1)
     translator = _Translator(leaf_schema, views or {}, counter, describe, optimized)
     try:

@@ -26,7 +26,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable, attr_json, node, term_of
+from lineage_operators.spark.connect.columns.plan_translate import Translation, translated
 from lineage_operators.spark.connect.columns.sql_protos import Unsupported, text_expr
+from lineage_operators.spark.connect.columns.sql_relation import source_relation
 
 _PLANS = "org.apache.spark.sql.catalyst.plans"
 _NULL = [{"class": "Literal", "num-children": 0, "value": None, "dataType": "null"}]
@@ -58,8 +61,6 @@ def parse_merge(text: str) -> SqlMerge:
     """The parts of a ``MERGE INTO`` statement; raises :class:`Unsupported`."""
     import sqlglot
     from sqlglot import exp
-
-    from lineage_operators.spark.connect.columns.sql_relation import source_relation
 
     try:
         tree = sqlglot.parse_one(text, dialect="spark")
@@ -132,8 +133,6 @@ def merge_translation(
 ) -> Any:
     """The :class:`~.plan_translate.Translation` of a parsed MERGE (its output: the target's
     columns); raises :class:`~.plan_exprs.Untranslatable`. ``optimized``: as ``translate``'s."""
-    from lineage_operators.spark.connect.columns.plan_exprs import Untranslatable, attr_json, node, term_of
-    from lineage_operators.spark.connect.columns.plan_translate import Translation, translated
 
     def build(translator: Any) -> tuple[Any, Any]:
         target_plan, columns = translator.relation(merge.target)

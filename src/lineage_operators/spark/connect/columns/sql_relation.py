@@ -42,6 +42,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lineage_operators.spark.connect.columns.expr_text import ExpressionSyntaxError, parse_expression
+from lineage_operators.spark.connect.columns.plan_exprs import auto_name
+from lineage_operators.spark.connect.columns.sql_grouping import grouping, pivoted
 from lineage_operators.spark.connect.columns.sql_protos import (
     NATURAL_JOIN,
     Unsupported,
@@ -50,6 +53,7 @@ from lineage_operators.spark.connect.columns.sql_protos import (
     text_expr,
     unaliased,
 )
+from lineage_operators.spark.connect.columns.sql_subqueries import without_subqueries
 from lineage_operators.spark.connect.sql import as_create_or_replace
 
 _FILE_FORMATS = frozenset({"parquet", "csv", "json", "orc", "text", "avro"})
@@ -139,7 +143,6 @@ class _Builder:
 
     def _subqueries(self, node: Any, ctes: Mapping[str, Any]) -> Any:
         """``node`` with its subqueries as placeholders (:mod:`.sql_subqueries`)."""
-        from lineage_operators.spark.connect.columns.sql_subqueries import without_subqueries
 
         def build(query: Any) -> int:
             relation = self.query(query, ctes)
@@ -193,8 +196,6 @@ class _Builder:
                 raise Unsupported("several PIVOTs, or a PIVOT of an aliased source")
             node = node.copy()
             node.set("pivots", None)
-            from lineage_operators.spark.connect.columns.sql_grouping import pivoted
-
             return pivoted(self.source(node, ctes), pivots[0])
         alias = node.alias
         if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
@@ -324,8 +325,6 @@ class _Builder:
     def _aggregate(self, relation: Any, items: list[Any], group: Any, having: Any) -> Any:
         """An aggregate (keys, the SELECT items, HAVING's other aggregates) renamed ``_k`` / ``_v`` /
         ``_h``, filtered by HAVING over those names, projected to the items under their names."""
-        from lineage_operators.spark.connect.columns.sql_grouping import grouping
-
         group_type, keys, sets = grouping(group, items)
         hidden: list[Any] = []
         condition = None
@@ -445,9 +444,6 @@ def _output_name(item: Any) -> str:
         return str(item.alias)
     if isinstance(item, exp.Column) and not isinstance(item.this, exp.Star):
         return str(item.name)
-    from lineage_operators.spark.connect.columns.expr_text import ExpressionSyntaxError, parse_expression
-    from lineage_operators.spark.connect.columns.plan_exprs import auto_name
-
     try:
         return auto_name(parse_expression(item.sql(dialect="spark")))
     except ExpressionSyntaxError as exc:

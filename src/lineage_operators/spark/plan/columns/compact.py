@@ -36,9 +36,12 @@ from typing import Any
 
 from lineage_operators._errors import describe
 from lineage_operators._logging import get_logger, log_once
+from lineage_operators.column_lineage import lineage_of_plan
 from lineage_operators.column_lineage.descriptions import JVM_CAP_CHARS
+from lineage_operators.column_lineage.lineage import PlanColumnLineage
 from lineage_operators.column_lineage.settings import DEFAULT_MAX_PLAN_LEAF_COLUMNS
-from lineage_operators.spark.jvm.spark_classes import CMD, DS, LOGICAL, QUERY_PLAN, TREE_NODE
+from lineage_operators.spark.facts import RelationFacts
+from lineage_operators.spark.jvm.spark_classes import CMD, DS, LOGICAL, QUERY_PLAN, STREAM_WRITE_V2, TREE_NODE
 from lineage_operators.spark.jvm.text import NONE, SEP, split_list
 from lineage_operators.spark.jvm.tools import JvmTools
 from lineage_operators.spark.plan.columns.writer import compact_writer
@@ -65,7 +68,7 @@ QUERY_COMMANDS: tuple[tuple[str, bool], ...] = (
     # a stream's micro-batch into a V1 sink (files; other sinks report no output to map it to)
     ("org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSourceV1", False),
     # ... and into a V2 sink (Kafka)
-    ("org.apache.spark.sql.execution.streaming.sources.WriteToMicroBatchDataSource", False),
+    (STREAM_WRITE_V2, False),
 )
 
 #: Write commands whose query openlineage-spark reads as analyzed: a V1 CTAS (``CREATE TABLE ... AS
@@ -198,7 +201,7 @@ class PlanJsonReader:
         rendered: str | None = None,
         *,
         optimized: bool = True,
-    ) -> Any:
+    ) -> PlanColumnLineage | None:
         """:class:`~lineage_operators.column_lineage.PlanColumnLineage` of a write, or None.
 
         ``inputs``: the execution's input relations (with their leaf ``expr_ids``), to size the plan;
@@ -217,13 +220,13 @@ class PlanJsonReader:
     def _read(
         self,
         root: Any,
-        inputs: Iterable[Any],
+        inputs: Iterable[RelationFacts],
         query_facts: str | None = None,
         execution: Any = None,
         rendered: str | None = None,
         *,
         optimized: bool = True,
-    ) -> Any:
+    ) -> PlanColumnLineage | None:
         leaf_columns = len({expr_id for rel in inputs for expr_id in rel.expr_ids})
         writer = compact_writer(self._t) if leaf_columns <= self._max_leaf_columns else None
         self._sync_descriptions(writer)
@@ -266,8 +269,6 @@ class PlanJsonReader:
         if not text:
             return None
         try:
-            from lineage_operators.column_lineage import lineage_of_plan
-
             lineage = lineage_of_plan(text, names, optimized)
         except Exception as exc:
             log_once(
