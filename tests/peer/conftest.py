@@ -20,8 +20,9 @@ import pytest
 from tests.peer.corpus import JOBS, Workspace
 from tests.peer.peer_events import EventFile
 from tests.peer.runner import Outcome, peer_conf, run_job
+from tests.support.jvm_launch import append_to_classpath
 from tests.support.postgres import postgres  # noqa: F401  (session fixture)
-from tests.support.table_format_session import append_to_classpath, local_settings
+from tests.support.table_format_session import local_settings
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -63,7 +64,7 @@ def peer_session(
     # The suite's conftest launches the JVM with the JDBC driver through PYSPARK_SUBMIT_ARGS, whose
     # ``--jars`` wins over spark.jars: the jar must be named there too for its listener to load. The
     # driver goes after pyspark's jars on the JVM's classpath (tests/support/jvm_launch.py).
-    append_to_classpath([Path(postgres.jdbc_jar)])
+    append_to_classpath(os.environ, [postgres.jdbc_jar])
     os.environ["PYSPARK_SUBMIT_ARGS"] = f"--jars {peer_jar},{postgres.jdbc_jar} pyspark-shell"
     builder = SparkSession.builder.master("local[2]").appName("peer-corpus")
     for key, value in conf.items():

@@ -37,12 +37,13 @@ import fcntl
 import hashlib
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator, MutableMapping, Sequence
 from pathlib import Path
 
 from tests.support.postgres import find_jdbc_jar
@@ -63,9 +64,7 @@ def prepare_environment(environ: MutableMapping[str, str]) -> None:
     jar = None if found is None else str(found)
     if jar is not None and "PYSPARK_SUBMIT_ARGS" not in environ:
         environ["PYSPARK_SUBMIT_ARGS"] = f"--jars {jar} pyspark-shell"
-        environ["SPARK_DIST_CLASSPATH"] = os.pathsep.join(
-            part for part in (environ.get("SPARK_DIST_CLASSPATH", ""), jar) if part
-        )
+        append_to_classpath(environ, [jar])
     setting = environ.get("LINEAGE_CLASS_ARCHIVE", "")
     if setting == "off" or _ARCHIVE_OPTION in environ.get("SPARK_SUBMIT_OPTS", ""):
         return
@@ -78,6 +77,13 @@ def prepare_environment(environ: MutableMapping[str, str]) -> None:
     if archive is not None and archive.is_file():
         use = (*_jvm_options(environ), f"{_ARCHIVE_OPTION}{archive}", *_QUIET)
         environ["SPARK_SUBMIT_OPTS"] = " ".join(use)
+
+
+def append_to_classpath(environ: MutableMapping[str, str], jars: Sequence[str | Path]) -> None:
+    """``jars`` after pyspark's on the classpath of the JVMs started from ``environ`` (each once)."""
+    parts = [part for part in environ.get("SPARK_DIST_CLASSPATH", "").split(os.pathsep) if part]
+    parts += [str(jar) for jar in jars if str(jar) not in parts]
+    environ["SPARK_DIST_CLASSPATH"] = os.pathsep.join(parts)
 
 
 def archive_path(environ: MutableMapping[str, str]) -> Path | None:
@@ -137,7 +143,10 @@ def make_archive(environ: MutableMapping[str, str]) -> Path | None:
             raise RuntimeError(
                 f"the class archive's Spark job failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
             )
-        _wait_for_exit(int(done.stdout.split("jvm-pid=")[1].split()[0]))
+        pid = re.search(r"jvm-pid=(\d+)", done.stdout)
+        if pid is None:
+            raise RuntimeError(f"the class archive's Spark job named no JVM:\n{done.stdout[-2000:]}")
+        _wait_for_exit(int(pid[1]))
         if not partial.is_file():
             raise RuntimeError(f"the JVM wrote no class archive at {partial}")
         partial.replace(archive)

@@ -11,6 +11,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from tests.support.jvm_launch import append_to_classpath
+
 
 def jvm_lacks(class_name: str) -> bool:
     """A JVM started by an earlier session of this process without the class on its classpath."""
@@ -54,7 +56,7 @@ def open_session(
     from pyspark.sql import SparkSession
 
     if classpath:
-        append_to_classpath(classpath)
+        append_to_classpath(os.environ, classpath)
     # tests/conftest.py's ``--jars <JDBC driver>`` in PYSPARK_SUBMIT_ARGS would replace spark.jars
     submit_args = os.environ.pop("PYSPARK_SUBMIT_ARGS", None)
     builder = SparkSession.builder.master("local[2]").appName(app_name)
@@ -71,13 +73,6 @@ def open_session(
         os.environ["PYSPARK_SUBMIT_ARGS"] = submit_args
     session.sparkContext.setLogLevel("ERROR")
     return session
-
-
-def append_to_classpath(jars: Sequence[Path]) -> None:
-    """``jars`` after pyspark's on the classpath of the JVMs this process starts from now on."""
-    parts = [part for part in os.environ.get("SPARK_DIST_CLASSPATH", "").split(os.pathsep) if part]
-    parts += [str(jar) for jar in jars if str(jar) not in parts]
-    os.environ["SPARK_DIST_CLASSPATH"] = os.pathsep.join(parts)
 
 
 def load_dag_module(path: Path, name: str) -> ModuleType:

@@ -82,3 +82,10 @@ def test_without_java_there_is_no_archive(home: Path) -> None:
     jvm_launch.prepare_environment(environ)
     assert jvm_launch.archive_path(environ) is None
     assert "SPARK_SUBMIT_OPTS" not in environ
+
+
+def test_jars_appended_to_the_classpath_come_once_in_their_order() -> None:
+    environ = {"SPARK_DIST_CLASSPATH": "/a.jar"}
+    jvm_launch.append_to_classpath(environ, ["/b.jar", Path("/a.jar"), Path("/c.jar")])
+    jvm_launch.append_to_classpath(environ, ["/b.jar"])
+    assert environ["SPARK_DIST_CLASSPATH"] == "/a.jar:/b.jar:/c.jar"
