@@ -106,6 +106,9 @@ class ExecutionQueue:
     ``on_start``/``on_exit`` run on the reader thread before its first read and after its last.
     """
 
+    #: Whether the queue's listener is on ``listener.LISTENER_QUEUE`` (else Spark's shared queue).
+    on_capture_queue = True
+
     def __init__(
         self,
         tools: Any,
@@ -141,8 +144,10 @@ class ExecutionQueue:
         """Queue ``jss``'s ended executions from now on (a listener on Spark's bus) and read them."""
         pending = batch.pending(jss, settle_ms(tools.line))
         sc = jss.sparkContext()
-        add_to_bus(sc, pending)
-        return cls(tools, batch, pending, sc=sc, **kwargs)
+        on_capture_queue = add_to_bus(sc, pending)
+        queue = cls(tools, batch, pending, sc=sc, **kwargs)
+        queue.on_capture_queue = on_capture_queue
+        return queue
 
     def unregister(self) -> None:
         """Take the queue off Spark's bus (what is queued stays to be read or dropped)."""

@@ -216,13 +216,15 @@ def run_reader(
 LISTENER_QUEUE = "executorManagement"
 
 
-def add_to_bus(sc: Any, listener: Any) -> None:
+def add_to_bus(sc: Any, listener: Any) -> bool:
     """Add a compiled listener to :data:`LISTENER_QUEUE` (``addSparkListener``'s shared queue where
-    this Spark lacks ``addToQueue``); ``sc.removeSparkListener`` removes it from either."""
+    this Spark lacks ``addToQueue``: then False); ``sc.removeSparkListener`` removes it from either."""
     try:
         sc.listenerBus().addToQueue(listener, LISTENER_QUEUE)
     except Exception:
         sc.addSparkListener(listener)
+        return False
+    return True
 
 
 class QueryRegistration:
@@ -240,8 +242,11 @@ class QueryRegistration:
         self._proxy = java_proxy(tools, listener)
         fast = tools.fast()
         self._relay = fast.queryRelay(jss, self._proxy) if fast is not None else None
+        #: Whether the listener's events come through :data:`LISTENER_QUEUE` (else the shared queue,
+        #: which a drain of :data:`CAPTURE_QUEUES` does not wait for).
+        self.on_capture_queue = False
         if self._relay is not None:
-            add_to_bus(jss.sparkContext(), self._relay)
+            self.on_capture_queue = add_to_bus(jss.sparkContext(), self._relay)
         else:
             jss.listenerManager().register(self._proxy)
 
@@ -280,7 +285,8 @@ def drain(jsc: Any, timeout_s: float, handles: Any = None) -> bool:
     """Wait until the listener bus has delivered every posted event capture reads; False on timeout.
 
     With the compiled ``handles`` (``JvmTools.fast_if_ready()``), only :data:`CAPTURE_QUEUES` are waited for
-    (one round trip); without them the capture's listener is on the shared queue, and the whole bus is.
+    (one round trip); without them the whole bus is. A caller whose listener is on the shared queue
+    passes none.
     """
     millis = int(max(timeout_s, 0.0) * 1000)
     bus = jsc.sc().listenerBus()
