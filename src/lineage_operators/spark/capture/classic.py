@@ -223,9 +223,7 @@ class SparkLineageCapture:
         if tools is None:  # start() failed before it reached the JVM: nothing was queued
             return False
         deadline = time.monotonic() + self._drain_timeout
-        # only the capture's own queues where its listener is on one of them (a query listener
-        # registered with the session's listener manager is on the shared queue)
-        own = self._jlistener is None or self._jlistener.on_capture_queue
+        own = self._jlistener is None or self._jlistener.on_capture_queue  # else: the whole bus
         handles = tools.fast_if_ready() if own else None
         ok = lst.drain(self._spark.sparkContext._jsc, self._drain_timeout, handles)
         return self._wait_for_reader(deadline) if ok else self._gave_up()
